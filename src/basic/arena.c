@@ -64,6 +64,7 @@ void *arena_alloc_array(struct arena *a, size_t n, size_t size) {
 }
 
 char *arena_strndup(struct arena *a, const char *s, size_t n) {
+        n = strnlen(s, n); /* strndup()'s contract: stop at a NUL, never read past it */
         char *p = arena_alloc(a, n + 1);
         if (!p)
                 return NULL;

@@ -16,6 +16,7 @@
 #define _printf_(a, b)    __attribute__((format(printf, a, b)))
 #define _unused_          __attribute__((unused))
 #define _noreturn_        __attribute__((noreturn))
+#define _fallthrough_     __attribute__((fallthrough))
 #define _warn_unused_     __attribute__((warn_unused_result))
 #define _likely_(x)       __builtin_expect(!!(x), 1)
 #define _unlikely_(x)     __builtin_expect(!!(x), 0)

@@ -4,6 +4,7 @@
  * blanks, no trailing junk, no overflow. Returns 0, -EINVAL (not a number),
  * or -ERANGE (does not fit). Outputs are written only on success. */
 
+#include <stddef.h>
 #include <stdint.h>
 
 int parse_int64(const char *s, int64_t *ret);

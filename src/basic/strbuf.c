@@ -7,15 +7,16 @@
 #include <string.h>
 
 static int reserve(struct strbuf *b, size_t extra) {
-        size_t need = b->len + extra + 1;
-        if (need < b->len || (b->max && need > b->max + 1))
+        /* Checked before adding: len + extra + 1 wraps to exactly len when extra is SIZE_MAX. */
+        if (extra >= SIZE_MAX - b->len || (b->max && b->len + extra > b->max))
                 return -E2BIG;
+        size_t need = b->len + extra + 1;
         if (need <= b->cap)
                 return 0;
         size_t cap = b->cap ? b->cap : 64;
         while (cap < need)
                 cap = cap > SIZE_MAX / 2 ? need : cap * 2;
-        if (b->max && cap > b->max + 1)
+        if (b->max && cap - 1 > b->max)
                 cap = b->max + 1;
         char *p = realloc(b->data, cap);
         if (!p)

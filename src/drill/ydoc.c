@@ -184,12 +184,15 @@ static int finish_map(struct builder *b, struct frame *f) {
                         n_explicit++;
                         continue;
                 }
-                bool ok = v->kind == YNODE_MAP || v->kind == YNODE_SEQ;
-                for (size_t j = 0; ok && v->kind == YNODE_SEQ && j < v->n_items; j++)
-                        ok = v->items[j]->kind == YNODE_MAP;
-                if (!ok)
-                        return fail_at(b, v->line, v->col, "merge key '<<' needs a mapping or a list of mappings, not %s",
-                                       ynode_describe(v));
+                /* Point at the offending item of a list, not at the list, which is allowed. */
+                const struct ynode *bad = v->kind == YNODE_SCALAR ? v : NULL;
+                for (size_t j = 0; !bad && v->kind == YNODE_SEQ && j < v->n_items; j++)
+                        if (v->items[j]->kind != YNODE_MAP)
+                                bad = v->items[j];
+                if (bad)
+                        return fail_at(b, bad->line, bad->col,
+                                       "merge key '<<' needs a mapping or a list of mappings, not %s",
+                                       ynode_describe(bad));
                 n_merged += merge_source_pairs(v);
         }
 
@@ -320,12 +323,39 @@ static int handle_event(struct builder *b, const yaml_event_t *ev) {
         }
 }
 
-static int syntax_error(struct builder *b, const yaml_parser_t *p) {
+/* libyaml reports a reader error (bad UTF-8, a control character) as a byte
+ * offset and leaves problem_mark zeroed: turn the offset into the 0-based
+ * line and column (in characters) the scanner would have given, with its
+ * line breaks: LF, CR, CRLF, NEL, LS and PS. */
+static yaml_mark_t offset_to_mark(const char *data, size_t len, size_t offset) {
+        yaml_mark_t m = { .index = offset };
+
+        for (size_t i = 0; i < offset && i < len; i++) {
+                const unsigned char *c = (const unsigned char *)data + i;
+                size_t left = len - i;
+                bool crlf = left >= 2 && c[0] == '\r' && c[1] == '\n';
+                bool brk = c[0] == '\n' || (c[0] == '\r' && !crlf) || (left >= 2 && c[0] == 0xc2 && c[1] == 0x85) ||
+                           (left >= 3 && c[0] == 0xe2 && c[1] == 0x80 && (c[2] == 0xa8 || c[2] == 0xa9));
+                if (brk) {
+                        m.line++;
+                        m.column = 0;
+                } else if ((c[0] & 0xc0) != 0x80 && !crlf)
+                        m.column++;
+        }
+        return m;
+}
+
+static int syntax_error(struct builder *b, const yaml_parser_t *p, const char *data, size_t len) {
+        yaml_mark_t reader_mark;
         const yaml_mark_t *m = &p->problem_mark;
         char msg[MH_ERROR_MSG_MAX];
 
         if (p->error == YAML_MEMORY_ERROR)
                 return out_of_memory(b);
+        if (p->error == YAML_READER_ERROR) {
+                reader_mark = offset_to_mark(data, len, p->problem_offset);
+                m = &reader_mark;
+        }
         if (p->context)
                 snprintf(msg, sizeof(msg), "YAML syntax error: %s %s", p->problem ? p->problem : "invalid input",
                          p->context);
@@ -355,7 +385,7 @@ static int run_parser(struct builder *b, const char *data, size_t len) {
         yaml_parser_set_input_string(&parser, (const unsigned char *)data, len);
         for (bool done = false; !done && r >= 0;) {
                 if (!yaml_parser_parse(&parser, &ev)) {
-                        r = syntax_error(b, &parser);
+                        r = syntax_error(b, &parser, data, len);
                         break;
                 }
                 done = ev.type == YAML_STREAM_END_EVENT;

@@ -1,0 +1,31 @@
+#include "cli-inputs.h"
+
+#include <stdlib.h>
+
+int cli_inputs_load(const char *spec_path, const char *compose_path, struct cli_inputs *in, struct mh_error *reterr) {
+        _cleanup_free_ char *found = NULL;
+        int r;
+
+        *in = (struct cli_inputs){ 0 };
+        if ((r = drill_load(spec_path, &in->spec, reterr)) < 0)
+                return r;
+        if (!compose_path) {
+                if ((r = compose_find_default(".", &found, reterr)) < 0)
+                        return r;
+                compose_path = found;
+        }
+        if ((r = compose_load(compose_path, &in->topology, reterr)) < 0)
+                return r;
+        return plan_build(in->spec, in->topology, &in->plan, reterr);
+}
+
+void cli_inputs_done(struct cli_inputs *in) {
+        in->plan = plan_free(in->plan);
+        in->topology = topology_free(in->topology);
+        in->spec = drill_spec_free(in->spec);
+}
+
+void cli_inputs_warn(const struct cli_ctx *ctx, const struct cli_inputs *in) {
+        for (size_t i = 0; in->plan && i < in->plan->n_warnings; i++)
+                cli_print_warning(ctx, in->plan->warnings[i]);
+}

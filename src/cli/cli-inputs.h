@@ -1,0 +1,18 @@
+#pragma once
+
+#include "cli.h"
+#include "drill/drill.h"
+#include "plan/plan.h"
+#include "topology/topology.h"
+
+/* What `prepare` (and later `run`) start from: the drill, the compose
+ * topology (-c, else compose.yaml & co. in the working directory), the plan. */
+struct cli_inputs {
+        struct drill_spec *spec;
+        struct topology *topology;
+        struct plan *plan;
+};
+
+int cli_inputs_load(const char *spec_path, const char *compose_path, struct cli_inputs *in, struct mh_error *reterr);
+void cli_inputs_done(struct cli_inputs *in);
+void cli_inputs_warn(const struct cli_ctx *ctx, const struct cli_inputs *in);

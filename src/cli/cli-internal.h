@@ -1,0 +1,16 @@
+#pragma once
+
+#include "cli.h"
+
+/* Parses argv (after the command words) into options and positionals.
+ * Long options match by exact name or unique prefix; "--" ends options. */
+int cli_parse_args(struct cli_ctx *ctx, const struct cli_command *cmd, int argc, char **argv, struct cli_args *ret,
+                   struct mh_error *reterr);
+int cli_check_arity(struct cli_ctx *ctx, const struct cli_command *cmd, const struct cli_args *args,
+                    struct mh_error *reterr);
+/* The value of option `name` (a flag gives ""), NULL when not given. */
+const char *cli_arg(const struct cli_ctx *ctx, const struct cli_args *args, const char *name);
+void cli_print_help(const struct cli_ctx *ctx, const struct cli_command *cmd);
+
+/* The option every command takes. */
+#define CLI_OPT_HELP { "help", 'h', NULL, "show this help" }

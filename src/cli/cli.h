@@ -1,0 +1,66 @@
+#pragma once
+
+/* The `mayhem` command line: a tree of commands, each resolved by exact name
+ * or unique prefix (`mayhem prep val`), as the reference does; an ambiguous
+ * prefix exits 10. Only this layer (and agent/) prints or exits. */
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "basic/error.h"
+
+enum cli_format {
+        CLI_FORMAT_TEXT,
+        CLI_FORMAT_JSON,
+};
+
+struct cli_ctx {
+        enum cli_format format;
+        bool color;
+        bool debug;
+        bool podman;
+        const char *db_path;
+        const char *command_path; /* "mayhem prepare plan", for messages */
+        const struct cli_command *command; /* the command being run */
+        FILE *out, *err;
+};
+
+#define CLI_OPTS_MAX 16
+
+struct cli_opt {
+        const char *name;  /* long name without "--" */
+        char short_name;   /* 0 when none */
+        const char *arg;   /* metavariable, NULL for a flag */
+        const char *help;
+};
+
+struct cli_args {
+        const char *values[CLI_OPTS_MAX]; /* by option index; "" for a given flag, NULL when absent */
+        char **positional;
+        size_t n_positional;
+};
+
+struct cli_command {
+        const char *name;
+        const char *summary;
+        const char *usage;              /* after the command path: "SPEC [-c COMPOSE]" */
+        const char *help;               /* paragraphs shown by --help */
+        const struct cli_opt *opts;     /* NULL-name terminated, or NULL */
+        size_t min_args, max_args;      /* positional */
+        const struct cli_command *const *subcommands; /* NULL-terminated, or NULL */
+        int (*run)(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr);
+};
+
+/* Entry point from main(): returns the process exit code. */
+int cli_main(int argc, char **argv);
+
+/* Errors and warnings, in the user's format. */
+void cli_print_error(const struct cli_ctx *ctx, const struct mh_error *e);
+void cli_print_warning(const struct cli_ctx *ctx, const char *msg);
+/* Pretty JSON (indent 2, sorted keys) to ctx->out; steals j. */
+int cli_print_json(const struct cli_ctx *ctx, void *j, struct mh_error *reterr);
+
+int cli_usage_error(struct mh_error *reterr, const struct cli_ctx *ctx, const char *fmt, ...) _printf_(3, 4);
+
+extern const struct cli_command cli_discover;
+extern const struct cli_command cli_prepare;

@@ -1,0 +1,105 @@
+#include "cli-inputs.h"
+#include "cli-internal.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+
+static const struct cli_opt prepare_opts[] = {
+        { "compose", 'c', "COMPOSE", "compose file (default: compose.yaml, compose.yml, docker-compose.yml or "
+                                     "docker-compose.yaml in the working directory)" },
+        { "json", 0, NULL, "machine-readable output" },
+        CLI_OPT_HELP,
+        { 0 },
+};
+
+static int load(struct cli_ctx *ctx, const struct cli_args *args, struct cli_inputs *in, struct mh_error *reterr) {
+        int r = cli_inputs_load(args->positional[0], cli_arg(ctx, args, "compose"), in, reterr);
+        if (r >= 0)
+                cli_inputs_warn(ctx, in);
+        return r;
+}
+
+static json_t *warnings_json(const struct plan *pl) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < pl->n_warnings; i++)
+                json_array_append_new(a, json_string(pl->warnings[i]));
+        return a;
+}
+
+static int run_validate(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
+        _cleanup_(cli_inputs_done) struct cli_inputs in = { 0 };
+        int r = load(ctx, args, &in, reterr);
+        if (r < 0)
+                return r;
+        const struct plan *pl = in.plan;
+        if (ctx->format == CLI_FORMAT_JSON || cli_arg(ctx, args, "json"))
+                return cli_print_json(ctx,
+                                      json_pack("{s:s, s:I, s:I, s:s, s:o}", "run_id", pl->run_id, "steps",
+                                                (json_int_t)pl->n_steps, "faults", (json_int_t)pl->n_faults,
+                                                "fingerprint", pl->fingerprint, "warnings", warnings_json(pl)),
+                                      reterr);
+        fprintf(ctx->out, "validated %s: %zu step(s), fingerprint %.12s\n", pl->run_id, pl->n_steps, pl->fingerprint);
+        return 0;
+}
+
+static json_t *decisions_json(const struct plan *pl) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < pl->n_decisions; i++) {
+                const struct plan_decision *d = &pl->decisions[i];
+                json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s}", "rule", d->rule, "fault", d->fault_id,
+                                                   "outcome", d->allow ? "allow" : "deny", "reason", d->reason));
+        }
+        return a;
+}
+
+/* --json: the preflight summary; otherwise the frozen plan itself. */
+static int run_plan(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
+        _cleanup_(cli_inputs_done) struct cli_inputs in = { 0 };
+        json_t *out = NULL;
+        int r = load(ctx, args, &in, reterr);
+        if (r < 0)
+                return r;
+        const struct plan *pl = in.plan;
+        if (cli_arg(ctx, args, "json"))
+                out = json_pack("{s:s, s:s, s:I, s:I, s:o, s:o}", "run_id", pl->run_id, "fingerprint", pl->fingerprint,
+                                "steps", (json_int_t)pl->n_steps, "faults", (json_int_t)pl->n_faults, "decisions",
+                                decisions_json(pl), "warnings", warnings_json(pl));
+        else if ((r = plan_to_json(pl, &out)) < 0)
+                return mh_error_set(reterr, r, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
+        return cli_print_json(ctx, out, reterr);
+}
+
+static const struct cli_command prepare_validate = {
+        .name = "validate",
+        .summary = "compile a drill against the compose file and run every gate; touches nothing",
+        .usage = "SPEC [-c COMPOSE] [--json]",
+        .help = "Parses the drill, resolves its targets in the compose file, runs the safety gates and\n"
+                "prints the plan's id and fingerprint. Errors are FILE:LINE:COL lines (exit 4; 5 when a\n"
+                "safety gate refuses).",
+        .opts = prepare_opts,
+        .min_args = 1,
+        .max_args = 1,
+        .run = run_validate,
+};
+
+static const struct cli_command prepare_plan = {
+        .name = "plan",
+        .summary = "print the frozen plan (canonical content, sha256 fingerprint) as JSON",
+        .usage = "SPEC [-c COMPOSE] [--json]",
+        .help = "Prints the frozen plan: resolved targets, typed parameters, and for every fault its undo\n"
+                "ops, verify probes and effect check. The same drill and compose file give the same\n"
+                "fingerprint. --json prints the preflight summary (decisions, warnings) instead.",
+        .opts = prepare_opts,
+        .min_args = 1,
+        .max_args = 1,
+        .run = run_plan,
+};
+
+static const struct cli_command *const prepare_subcommands[] = { &prepare_validate, &prepare_plan, NULL };
+
+const struct cli_command cli_prepare = {
+        .name = "prepare",
+        .summary = "validate a drill and show its frozen plan",
+        .usage = "COMMAND ...",
+        .subcommands = prepare_subcommands,
+};

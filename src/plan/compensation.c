@@ -1,0 +1,141 @@
+#include "compensation.h"
+
+#include <string.h>
+
+#include "basic/macro.h"
+#include "basic/string-table.h"
+
+static const char *const comp_op_table[_COMP_OP_MAX] = {
+        [COMP_OP_SIGNAL_CONT] = "signal.cont",
+        [COMP_OP_ENGINE_START] = "engine.start",
+        [COMP_OP_ENGINE_UNPAUSE] = "engine.unpause",
+        [COMP_OP_CRASH_LOOP_STOP] = "crash_loop.stop",
+        [COMP_OP_CGROUP_RESTORE_CPU] = "cgroup.restore_cpu",
+        [COMP_OP_PAYLOAD_KILL] = "payload.kill",
+        [COMP_OP_FILES_REMOVE] = "files.remove",
+        [COMP_OP_NET_UNSHAPE] = "net.unshape",
+        [COMP_OP_NFT_TABLE_DELETE] = "nft.table_delete",
+        [COMP_OP_PROXY_STOP] = "proxy.stop",
+        [COMP_OP_DNS_STOP] = "dns.stop",
+        [COMP_OP_MOUNT_REMOUNT_RW] = "mount.remount_rw",
+        [COMP_OP_LOADGEN_STOP] = "loadgen.stop",
+};
+DEFINE_STRING_TABLE_LOOKUP(comp_op, enum comp_op)
+
+static const char *const verify_probe_table[_VERIFY_PROBE_MAX] = {
+        [VERIFY_PROCESS_NOT_STOPPED] = "process.not_stopped",
+        [VERIFY_CONTAINER_RUNNING] = "container.running",
+        [VERIFY_CPU_RESTORED] = "cgroup.cpu_restored",
+        [VERIFY_PAYLOAD_GONE] = "payload.gone",
+        [VERIFY_FILES_GONE] = "files.gone",
+        [VERIFY_NET_CLEAN] = "net.clean",
+        [VERIFY_PROXY_GONE] = "proxy.gone",
+        [VERIFY_DNS_GONE] = "dns.gone",
+        [VERIFY_MOUNT_WRITABLE] = "mount.writable",
+        [VERIFY_LOADGEN_GONE] = "loadgen.gone",
+};
+DEFINE_STRING_TABLE_LOOKUP(verify_probe, enum verify_probe)
+
+static const char *const effect_check_table[_EFFECT_CHECK_MAX] = {
+        [EFFECT_PROCESS_STOPPED] = "process.stopped",
+        [EFFECT_PROCESS_GONE] = "process.gone",
+        [EFFECT_CONTAINER_PAUSED] = "container.paused",
+        [EFFECT_CONTAINER_EXITED] = "container.exited",
+        [EFFECT_CONTAINER_RESTARTED] = "container.restarted",
+        [EFFECT_CPU_LIMITED] = "cgroup.cpu_limited",
+        [EFFECT_PAYLOAD_RUNNING] = "payload.running",
+        [EFFECT_NET_SHAPED] = "net.shaped",
+        [EFFECT_NFT_RULES_PRESENT] = "nft.rules_present",
+        [EFFECT_PROXY_LISTENING] = "proxy.listening",
+        [EFFECT_DNS_ANSWERING] = "dns.answering",
+        [EFFECT_MOUNT_READ_ONLY] = "mount.read_only",
+        [EFFECT_LOADGEN_RUNNING] = "loadgen.running",
+};
+DEFINE_STRING_TABLE_LOOKUP(effect_check, enum effect_check)
+
+#define OPS(...)    { __VA_ARGS__ }, sizeof((enum comp_op[]){ __VA_ARGS__ }) / sizeof(enum comp_op)
+#define PROBES(...) { __VA_ARGS__ }, sizeof((enum verify_probe[]){ __VA_ARGS__ }) / sizeof(enum verify_probe)
+#define T(id, undo, verify, effect) { id, undo, verify, effect }
+
+/* The families share shapes; each line still names its fault so a reader
+ * (and the registry test) sees every id. clock.skew has no template: the
+ * planner refuses it before compensation is considered. */
+#define PAYLOAD(id)       T(id, OPS(COMP_OP_PAYLOAD_KILL), PROBES(VERIFY_PAYLOAD_GONE), EFFECT_PAYLOAD_RUNNING)
+#define PAYLOAD_FILES(id)                                                                                  \
+        T(id, OPS(COMP_OP_PAYLOAD_KILL, COMP_OP_FILES_REMOVE), PROBES(VERIFY_PAYLOAD_GONE, VERIFY_FILES_GONE),     \
+          EFFECT_PAYLOAD_RUNNING)
+#define SHAPED(id)        T(id, OPS(COMP_OP_NET_UNSHAPE, COMP_OP_NFT_TABLE_DELETE), PROBES(VERIFY_NET_CLEAN), EFFECT_NET_SHAPED)
+#define NFT(id)           T(id, OPS(COMP_OP_NFT_TABLE_DELETE), PROBES(VERIFY_NET_CLEAN), EFFECT_NFT_RULES_PRESENT)
+#define PROXY(id)                                                                                          \
+        T(id, OPS(COMP_OP_PROXY_STOP, COMP_OP_NFT_TABLE_DELETE), PROBES(VERIFY_PROXY_GONE, VERIFY_NET_CLEAN),     \
+          EFFECT_PROXY_LISTENING)
+#define DNS(id)                                                                                            \
+        T(id, OPS(COMP_OP_DNS_STOP, COMP_OP_NFT_TABLE_DELETE), PROBES(VERIFY_DNS_GONE, VERIFY_NET_CLEAN),         \
+          EFFECT_DNS_ANSWERING)
+#define LOADGEN(id)       T(id, OPS(COMP_OP_LOADGEN_STOP), PROBES(VERIFY_LOADGEN_GONE), EFFECT_LOADGEN_RUNNING)
+#define RESTART(id, eff)  T(id, OPS(COMP_OP_ENGINE_START), PROBES(VERIFY_CONTAINER_RUNNING), eff)
+
+static const struct comp_template templates[] = {
+        T("container.pause", OPS(COMP_OP_ENGINE_UNPAUSE), PROBES(VERIFY_CONTAINER_RUNNING), EFFECT_CONTAINER_PAUSED),
+        RESTART("container.kill", EFFECT_CONTAINER_EXITED),
+        RESTART("container.restart", EFFECT_CONTAINER_RESTARTED),
+        RESTART("node.service_stop", EFFECT_CONTAINER_EXITED),
+        T("cpu.throttle", OPS(COMP_OP_CGROUP_RESTORE_CPU), PROBES(VERIFY_CPU_RESTORED), EFFECT_CPU_LIMITED),
+        PAYLOAD("cpu.saturate"),
+        PAYLOAD("db.connection_exhaust"),
+        NFT("db.query_error"),
+        SHAPED("db.slow_query"),
+        NFT("dependency.block"),
+        NFT("dependency.connection_refuse"),
+        NFT("dependency.flap"),
+        PROXY("dependency.rate_limit"),
+        SHAPED("dependency.timeout"),
+        DNS("dns.nxdomain"),
+        DNS("dns.resolve_delay"),
+        DNS("dns.servfail"),
+        DNS("dns.timeout"),
+        PAYLOAD("fd.exhaust"),
+        PAYLOAD_FILES("fs.fill"),
+        PAYLOAD_FILES("fs.inode_exhaust"),
+        PAYLOAD_FILES("fs.io_stress"),
+        T("fs.read_only", OPS(COMP_OP_MOUNT_REMOUNT_RW), PROBES(VERIFY_MOUNT_WRITABLE), EFFECT_MOUNT_READ_ONLY),
+        PAYLOAD("fuzz.protocol_abuse"),
+        PROXY("http.error_injection"),
+        PROXY("http.latency"),
+        LOADGEN("load.spike"),
+        PAYLOAD("mem.exhaust"),
+        PAYLOAD("mem.leak"),
+        T("net.bandwidth", OPS(COMP_OP_NET_UNSHAPE), PROBES(VERIFY_NET_CLEAN), EFFECT_NET_SHAPED),
+        NFT("net.connection_refuse"),
+        NFT("net.connection_reset"),
+        SHAPED("net.corrupt"),
+        SHAPED("net.duplicate"),
+        SHAPED("net.latency"),
+        LOADGEN("net.load"),
+        SHAPED("net.packet_loss"),
+        NFT("net.partition"),
+        SHAPED("net.reorder"),
+        T("proc.pause", OPS(COMP_OP_SIGNAL_CONT), PROBES(VERIFY_PROCESS_NOT_STOPPED), EFFECT_PROCESS_STOPPED),
+        T("process.crash_loop", OPS(COMP_OP_CRASH_LOOP_STOP, COMP_OP_ENGINE_START), PROBES(VERIFY_CONTAINER_RUNNING),
+          EFFECT_CONTAINER_RESTARTED),
+        /* Terminating the main process is reconciled: the engine (or we) start the container again. */
+        RESTART("process.kill", EFFECT_PROCESS_GONE),
+        RESTART("process.stop", EFFECT_PROCESS_GONE),
+        PROXY("tls.certificate_expired"),
+        NFT("tls.handshake_failure"),
+};
+
+const struct comp_template *comp_template_find(const char *fault_id) {
+        for (size_t i = 0; i < ELEMENTSOF(templates); i++)
+                if (strcmp(templates[i].fault_id, fault_id) == 0)
+                        return &templates[i];
+        return NULL;
+}
+
+size_t comp_template_count(void) {
+        return ELEMENTSOF(templates);
+}
+
+const struct comp_template *comp_template_at(size_t i) {
+        return i < ELEMENTSOF(templates) ? &templates[i] : NULL;
+}

@@ -1,0 +1,171 @@
+#include "plan.h"
+
+static json_t *strings_json(const char *const *v, size_t n) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < n; i++)
+                json_array_append_new(a, json_string(v[i]));
+        return a;
+}
+
+static json_t *node_kinds_json(unsigned bits) {
+        json_t *a = json_array();
+        for (int k = 0; a && k < _NODE_KIND_MAX; k++)
+                if (bits & NODE_BIT(k))
+                        json_array_append_new(a, json_string(node_kind_to_string(k)));
+        return a;
+}
+
+static json_t *target_json(const struct plan_target *t) {
+        return json_pack("{s:s, s:s, s:s, s:s, s:o}", "name", t->src->name, "runtime",
+                         target_runtime_to_string(t->src->runtime), "container", t->container->name, "service",
+                         t->service->name, "node_kinds", node_kinds_json(t->node_kinds));
+}
+
+static json_t *params_json(const struct drill_fault *f) {
+        json_t *o = json_object();
+        for (size_t i = 0; o && i < f->n_params; i++) {
+                const struct drill_param *p = &f->params[i];
+                if (p->given || p->defaulted)
+                        json_object_set_new(o, p->spec->name, plan_json_param(&p->value));
+        }
+        return o;
+}
+
+/* Every op and probe acts on the fault's target; the executor adds the live
+ * identity (container id, pid + start time, netns inode) to the lease. */
+static json_t *ops_json(const char *key, const char *(*name_of)(int), const int *ops, size_t n,
+                        const struct plan_fault *f) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < n; i++)
+                json_array_append_new(a, json_pack("{s:s, s:{s:s}}", key, name_of(ops[i]), "args", "container",
+                                                   f->target->container->name));
+        return a;
+}
+
+static const char *undo_name(int op) {
+        return comp_op_to_string((enum comp_op)op);
+}
+
+static const char *verify_name(int op) {
+        return verify_probe_to_string((enum verify_probe)op);
+}
+
+static json_t *compensation_json(const struct plan_fault *f) {
+        int undo[COMP_OPS_MAX], verify[COMP_OPS_MAX];
+        for (size_t i = 0; i < f->comp->n_undo; i++)
+                undo[i] = (int)f->comp->undo[i];
+        for (size_t i = 0; i < f->comp->n_verify; i++)
+                verify[i] = (int)f->comp->verify[i];
+        return json_pack("{s:o, s:o}", "undo", ops_json("op", undo_name, undo, f->comp->n_undo, f), "verify",
+                         ops_json("probe", verify_name, verify, f->comp->n_verify, f));
+}
+
+static json_t *fault_json(const struct plan_fault *f) {
+        const struct drill_fault *src = f->src;
+        json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:{s:s, s:{s:s}}, s:I}",
+                              "id", f->id, "fault", src->def->id, "target", f->target->src->name, "duration_ms",
+                              (json_int_t)src->duration_ms, "risk", risk_to_string(src->def->risk), "mechanism",
+                              mechanism_to_string(src->def->mechanism), "on_failure",
+                              on_failure_to_string(src->on_failure), "recovery", src->recovery, "params",
+                              params_json(src), "peers", strings_json(f->peers, f->n_peers), "compensation",
+                              compensation_json(f), "effect_check", "check", effect_check_to_string(f->comp->effect),
+                              "args", "container", f->target->container->name, "lease_ttl_s",
+                              (json_int_t)f->lease_ttl_s);
+        if (o && src->network_path)
+                json_object_set_new(o, "network_path", json_string(src->network_path));
+        return o;
+}
+
+static json_t *lanes_json(const struct plan *pl, const struct plan_step *ps) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < ps->n_lanes; i++) {
+                const struct plan_lane *lane = &ps->lanes[i];
+                json_t *ids = json_array();
+                for (size_t k = 0; ids && k < lane->n_faults; k++)
+                        json_array_append_new(ids, json_string(pl->faults[lane->first_fault + k].id));
+                json_array_append_new(a, json_pack("{s:s, s:o}", "target", lane->target->src->name, "faults", ids));
+        }
+        return a;
+}
+
+static json_t *wait_json(const struct drill_step *st, json_t *o) {
+        if (!st->wait_until) {
+                json_object_set_new(o, "duration_ms", json_integer(st->wait_ms));
+                return o;
+        }
+        json_object_set_new(o, "timeout_ms", json_integer(st->until_timeout_ms));
+        json_object_set_new(o, "interval_ms", json_integer(st->until_interval_ms));
+        if (st->until_check_id)
+                json_object_set_new(o, "until_check", json_string(st->until_check_id));
+        else
+                json_object_set_new(o, "until_probe", plan_json_probe(&st->until_probe));
+        return o;
+}
+
+static json_t *step_json(const struct plan *pl, size_t index, const struct plan_step *ps) {
+        const struct drill_step *st = ps->src;
+        json_t *o = json_pack("{s:I, s:s}", "index", (json_int_t)index, "kind", step_kind_to_string(st->kind));
+        if (!o)
+                return NULL;
+        switch (st->kind) {
+        case STEP_PARALLEL:
+        case STEP_SEQUENTIAL: json_object_set_new(o, "lanes", lanes_json(pl, ps)); return o;
+        case STEP_WAIT: return wait_json(st, o);
+        default: {
+                json_t *checks = json_array();
+                for (size_t i = 0; checks && i < st->n_checks; i++)
+                        json_array_append_new(checks, plan_json_check(&st->checks[i]));
+                json_object_set_new(o, "checks", checks);
+                return o;
+        }
+        }
+}
+
+static json_t *decisions_json(const struct plan *pl) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < pl->n_decisions; i++) {
+                const struct plan_decision *d = &pl->decisions[i];
+                json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s}", "rule", d->rule, "fault", d->fault_id,
+                                                   "outcome", d->allow ? "allow" : "deny", "reason", d->reason));
+        }
+        return a;
+}
+
+#define ARRAY_OF(arr, n, fn)                                                                          \
+        __extension__({                                                                                    \
+                json_t *_a_ = json_array();                                                                \
+                for (size_t _i_ = 0; _a_ && _i_ < (n); _i_++)                                              \
+                        json_array_append_new(_a_, fn(&(arr)[_i_]));                           \
+                _a_;                                                                                       \
+        })
+
+int plan_body_json(const struct plan *pl, json_t **ret) {
+        const struct drill_spec *s = pl->spec;
+        json_t *steps = json_array();
+        for (size_t i = 0; steps && i < pl->n_steps; i++)
+                json_array_append_new(steps, step_json(pl, i, &pl->steps[i]));
+        json_t *o = json_pack(
+                "{s:s, s:{s:s, s:s}, s:o, s:{s:s, s:I}, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "format", PLAN_FORMAT,
+                "drill", "name", s->name, "hypothesis", s->hypothesis, "config", plan_json_config(&s->config),
+                "topology", "project", pl->topology->project, "services", (json_int_t)pl->topology->n_services,
+                "targets", ARRAY_OF(pl->targets, pl->n_targets, target_json), "faults",
+                ARRAY_OF(pl->faults, pl->n_faults, fault_json), "steps", steps, "success",
+                plan_json_success(&s->success), "observability", plan_json_observability(&s->observability), "slo",
+                plan_json_slos(s->slos, s->n_slos), "steady_state", plan_json_steady_state(&s->steady_state),
+                "decisions", decisions_json(pl));
+        if (!o)
+                return -ENOMEM;
+        *ret = o;
+        return 0;
+}
+
+int plan_to_json(const struct plan *pl, json_t **ret) {
+        json_t *o = NULL;
+        int r = plan_body_json(pl, &o);
+        if (r < 0)
+                return r;
+        json_object_set_new(o, "fingerprint", json_string(pl->fingerprint));
+        json_object_set_new(o, "run_id", json_string(pl->run_id));
+        *ret = o;
+        return 0;
+}

@@ -1,0 +1,53 @@
+#include "plan-internal.h"
+
+#include <string.h>
+
+static bool target_runs(const struct plan *pl, const struct plan_target *t) {
+        for (size_t i = 0; i < pl->n_steps; i++)
+                for (size_t j = 0; j < pl->steps[i].n_lanes; j++)
+                        if (pl->steps[i].lanes[j].target == t)
+                                return true;
+        return false;
+}
+
+/* A source "X" or "X.field" is produced when X is a check or observability source id. */
+static bool source_produced(const struct drill_spec *s, const char *source) {
+        size_t base = strcspn(source, ".");
+        for (size_t i = 0; i < s->n_steps; i++)
+                for (size_t j = 0; j < s->steps[i].n_checks; j++) {
+                        const char *id = s->steps[i].checks[j].id;
+                        if (strlen(id) == base && strncmp(id, source, base) == 0)
+                                return true;
+                }
+        for (size_t i = 0; i < s->observability.n_sources; i++) {
+                const char *id = s->observability.sources[i].source_id;
+                if (strncmp(id, source, strlen(id)) == 0 && (source[strlen(id)] == '\0' || source[strlen(id)] == '.'))
+                        return true;
+        }
+        return false;
+}
+
+int plan_collect_warnings(struct plan_builder *b) {
+        const struct drill_spec *s = b->spec;
+        const struct plan *pl = b->plan;
+        int r;
+
+        for (size_t i = 0; i < pl->n_targets; i++)
+                if (!target_runs(pl, &pl->targets[i]) &&
+                    (r = pb_warn(b, "%s:%u:%u: target '%s' is run by no execution step; its faults never run", s->path,
+                                 pl->targets[i].src->pos.line, pl->targets[i].src->pos.col,
+                                 pl->targets[i].src->name)) < 0)
+                        return r;
+        for (size_t i = 0; i < s->success.n_criteria; i++) {
+                const struct drill_criterion *c = &s->success.criteria[i];
+                if (!source_produced(s, c->source_id) &&
+                    (r = pb_warn(b, "%s:%u:%u: success criterion reads '%s', which no check or observability source "
+                                    "produces; it will fail with 'no observation recorded'",
+                                 s->path, c->pos.line, c->pos.col, c->source_id)) < 0)
+                        return r;
+        }
+        if (s->config.max_faults != 1 &&
+            (r = pb_warn(b, "%s: config.max_faults is declared but not enforced (as in the reference)", s->path)) < 0)
+                return r;
+        return 0;
+}

@@ -1,0 +1,102 @@
+#pragma once
+
+/* The frozen plan: a drill resolved against a topology, every fault admitted
+ * by the safety gates and carrying its compensation, serialised to canonical
+ * JSON (sorted keys, no whitespace) whose sha256 is the fingerprint. The same
+ * drill and topology give the same bytes.
+ *
+ * A plan points into the drill spec and the topology it was built from; they
+ * must outlive it. */
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "basic/arena.h"
+#include "basic/error.h"
+#include "basic/sha256.h"
+#include "drill/drill.h"
+#include "plan/compensation.h"
+#include "topology/topology.h"
+
+#define PLAN_FORMAT       "mayhem.plan/1"
+#define PLAN_ID_MAX       16
+#define PLAN_RUN_ID_MAX   (DRILL_NAME_MAX + 16)
+#define PLAN_LEASE_TTL_MIN_S 120
+#define PLAN_LEASE_TTL_MARGIN_S 60
+
+struct plan_target {
+        const struct drill_target *src;
+        const struct topo_container *container;
+        const struct topo_service *service;
+        unsigned node_kinds; /* NK_* bits this target counts as */
+};
+
+struct plan_fault {
+        char id[PLAN_ID_MAX]; /* "f-0001", in drill order */
+        const struct drill_fault *src;
+        const struct plan_target *target;
+        const struct comp_template *comp;
+        const char **peers; /* peer containers, resolved */
+        size_t n_peers;
+        unsigned lease_ttl_s;
+};
+
+struct plan_lane {
+        const struct plan_target *target;
+        size_t first_fault, n_faults; /* faults[first_fault ..] run one after another */
+};
+
+struct plan_step {
+        const struct drill_step *src;
+        struct plan_lane *lanes; /* parallel: lanes run concurrently; sequential: one after another */
+        size_t n_lanes;
+};
+
+/* One gate outcome, recorded like the reference's SafetyDecision. */
+struct plan_decision {
+        const char *rule;
+        const char *fault_id;
+        bool allow;
+        const char *reason;
+};
+
+struct plan {
+        struct arena arena;
+        const struct drill_spec *spec;
+        const struct topology *topology;
+        struct plan_target *targets;
+        size_t n_targets;
+        struct plan_fault *faults;
+        size_t n_faults;
+        struct plan_step *steps;
+        size_t n_steps;
+        struct plan_decision *decisions;
+        size_t n_decisions;
+        const char **warnings; /* one line each, FILE:LINE:COL first where there is one; not fingerprinted */
+        size_t n_warnings;
+        char *canonical_json;  /* what the fingerprint covers */
+        char fingerprint[SHA256_HEX_SIZE];
+        char run_id[PLAN_RUN_ID_MAX]; /* r-<name>-<first 6 hex of the fingerprint> */
+};
+
+/* Resolves, gates, compensates and fingerprints. Errors point into the drill
+ * (exit 4), or are safety refusals (exit 5). Nothing is touched. */
+int plan_build(const struct drill_spec *spec, const struct topology *topo, struct plan **ret, struct mh_error *reterr);
+struct plan *plan_free(struct plan *plan);
+DEFINE_FREEP(struct plan, plan_free)
+
+/* The plan as a JSON object, with "fingerprint" and "run_id" added. */
+int plan_to_json(const struct plan *plan, json_t **ret);
+/* Everything the fingerprint covers: the plan without fingerprint and run_id. */
+int plan_body_json(const struct plan *plan, json_t **ret);
+
+/* plan-json-spec.c: the drill parts a plan carries verbatim, typed. */
+json_t *plan_json_probe(const struct drill_probe *p);
+json_t *plan_json_check(const struct drill_check *c);
+json_t *plan_json_config(const struct drill_config *c);
+json_t *plan_json_success(const struct drill_success *s);
+json_t *plan_json_observability(const struct drill_observability *o);
+json_t *plan_json_slos(const struct drill_slo *slos, size_t n);
+json_t *plan_json_steady_state(const struct drill_steady_state *ss);
+json_t *plan_json_param(const struct param_value *v);
