@@ -32,8 +32,7 @@ static const struct cli_command cli_root = {
         .subcommands = root_subcommands,
 };
 
-/* Exact name, else unique prefix. */
-static int resolve_command(struct cli_ctx *ctx, const struct cli_command *parent, const char *word,
+int cli_command_resolve(struct cli_ctx *ctx, const struct cli_command *parent, const char *word,
                            const struct cli_command **ret, struct mh_error *reterr) {
         const char *names[32];
         char matches[256] = "";
@@ -69,14 +68,14 @@ static int resolve_command(struct cli_ctx *ctx, const struct cli_command *parent
 
 static int apply_root_options(struct cli_ctx *ctx, const struct cli_args *a, struct mh_error *reterr) {
         const char *format = a->values[ROOT_FORMAT];
+        if (a->values[ROOT_NO_COLOR]) {
+                setenv("NO_COLOR", "1", 1);
+                ctx->color = false;
+        }
         if (format && strcmp(format, "json") == 0)
                 ctx->format = CLI_FORMAT_JSON;
         else if (format && strcmp(format, "text") != 0)
                 return cli_usage_error(reterr, ctx, "--format takes text or json, not '%s'", format);
-        if (a->values[ROOT_NO_COLOR] || getenv("NO_COLOR") || !isatty(fileno(ctx->err)))
-                ctx->color = false;
-        if (a->values[ROOT_NO_COLOR])
-                setenv("NO_COLOR", "1", 1);
         if (a->values[ROOT_DB])
                 ctx->db_path = a->values[ROOT_DB];
         ctx->podman = a->values[ROOT_PODMAN];
@@ -125,7 +124,7 @@ static int dispatch(struct cli_ctx *ctx, const struct cli_command *cmd, int argc
                         return 0;
                 }
                 const struct cli_command *next = NULL;
-                int r = resolve_command(ctx, cmd, argv[0], &next, reterr);
+                int r = cli_command_resolve(ctx, cmd, argv[0], &next, reterr);
                 if (r < 0)
                         return r;
                 size_t used = strlen(path);
@@ -160,12 +159,12 @@ static int cli_run(struct cli_ctx *ctx, int argc, char **argv, struct mh_error *
 int cli_main(int argc, char **argv) {
         struct cli_ctx ctx = {
                 .format = CLI_FORMAT_TEXT,
-                .color = true,
                 .db_path = "mayhem.db",
                 .out = stdout,
                 .err = stderr,
         };
         struct mh_error e = { 0 };
+        ctx.color = isatty(fileno(ctx.err)) && !getenv("NO_COLOR");
         int r = cli_run(&ctx, argc, argv, &e);
         if (fflush(ctx.out) != 0 && r >= 0)
                 r = mh_error_set(&e, -EIO, MH_EXIT_GENERAL_FAILURE, "io", "cannot write to standard output");

@@ -1,0 +1,210 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "basic/fileio.h"
+#include "cli/cli-internal.h"
+#include "config.h"
+
+/* Runs the real mayhem binary, as a user would, and captures what it says. */
+struct result {
+        int exit;
+        char *out, *err;
+};
+
+static char *slurp(int fd) {
+        char *data = NULL;
+        size_t len = 0;
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+        assert_int_equal(read_file_bounded(path, 1 << 20, &data, &len, NULL), 0);
+        close(fd);
+        return data;
+}
+
+static int temp_fd(void) {
+        char path[] = "/tmp/mayhem-test-cli-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        unlink(path);
+        return fd;
+}
+
+static struct result run_in(const char *dir, const char *const *args) {
+        const char *bin = getenv("MAYHEM_BIN"), *root = getenv("MAYHEM_SOURCE_ROOT");
+        char *argv[32] = { (char *)bin };
+        int out = temp_fd(), err = temp_fd(), status = 0;
+        size_t n = 1;
+
+        for (; args[n - 1]; n++)
+                argv[n] = (char *)args[n - 1];
+        argv[n] = NULL;
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                if (chdir(dir ? dir : root) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+                        _exit(127);
+                execv(bin, argv);
+                _exit(127);
+        }
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        lseek(out, 0, SEEK_SET);
+        lseek(err, 0, SEEK_SET);
+        return (struct result){ .exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1, .out = slurp(out),
+                                .err = slurp(err) };
+}
+
+#define RUN(...) run_in(NULL, (const char *const[]){ __VA_ARGS__, NULL })
+
+static void result_done(struct result *r) {
+        free(r->out);
+        free(r->err);
+}
+
+#define DEMO "examples/demo/drill.yaml", "-c", "examples/demo/compose.yaml"
+
+static void test_version_and_help(void **state) {
+        struct result r = RUN("--version");
+        assert_int_equal(r.exit, 0);
+        assert_string_equal(r.out, "mayhem " MAYHEM_VERSION "\n");
+        result_done(&r);
+        static const char *const helps[][4] = {
+                { "--help" }, { "discover", "--help" }, { "discover", "faults", "--help" },
+                { "discover", "topology", "--help" }, { "prepare", "--help" }, { "prepare", "validate", "--help" },
+                { "prepare", "plan", "-h" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(helps); i++) {
+                r = run_in(NULL, helps[i]);
+                if (r.exit != 0 || strncmp(r.out, "Usage: mayhem", 13) != 0)
+                        fail_msg("help %zu: exit %d: %s%s", i, r.exit, r.out, r.err);
+                result_done(&r);
+        }
+}
+
+static void test_validate_demo_with_prefixes(void **state) {
+        struct result a = RUN("prepare", "validate", DEMO), b = RUN("prep", "val", DEMO);
+        assert_int_equal(a.exit, 0);
+        assert_int_equal(b.exit, 0);
+        assert_string_equal(a.out, b.out);
+        assert_memory_equal(a.out, "validated r-demo-", 17);
+        assert_non_null(strstr(a.out, ": 4 step(s), fingerprint "));
+        result_done(&a);
+        result_done(&b);
+}
+
+static void test_plan_json_is_stable(void **state) {
+        struct result a = RUN("prepare", "plan", DEMO), b = RUN("prepare", "plan", DEMO);
+        assert_int_equal(a.exit, 0);
+        assert_string_equal(a.out, b.out);
+        assert_non_null(strstr(a.out, "\"fingerprint\": \""));
+        result_done(&a);
+        result_done(&b);
+        a = RUN("prepare", "plan", "--json", DEMO);
+        assert_int_equal(a.exit, 0);
+        assert_non_null(strstr(a.out, "\"decisions\""));
+        result_done(&a);
+}
+
+struct failure {
+        const char *args[8];
+        int exit;
+        const char *err; /* expected prefix of stderr */
+};
+
+static const struct failure failures[] = {
+        { { "prepare", "validate" }, 2, "error: [usage] missing argument: usage: mayhem prepare validate SPEC" },
+        { { "prepre" }, 2, "error: [usage] unknown command 'prepre' (did you mean 'prepare'?)" },
+        { { "prepare", "validate", "--jsn", DEMO }, 2, "error: [usage] unknown option '--jsn'" },
+        { { "--format", "xml", "discover", "faults" }, 2, "error: [usage] --format takes text or json, not 'xml'" },
+        { { "prepare", "validate", "nope.yaml", "-c", "examples/demo/compose.yaml" }, 4,
+          "error: nope.yaml: cannot open: No such file or directory" },
+        { { "prepare", "validate", "tests/data/drills/reference-example.yaml", "-c", "examples/demo/compose.yaml" }, 4,
+          "tests/data/drills/reference-example.yaml:37:18: error: execution[3].sequential[0]: 'testcase-lb' is not a "
+          "declared target" },
+        { { "--format", "json", "prepare", "validate", "tests/data/drills/reference-example.yaml", "-c",
+            "examples/demo/compose.yaml" },
+          4, "{\"error\":{\"code\":\"validation\",\"col\":18,\"exit\":4,\"file\":" },
+        { { "discover", "faults", "-e", "net.latncy" }, 4, "error: unknown fault 'net.latncy' (did you mean 'net.latency'?)" },
+};
+
+static void test_failures(void **state) {
+        for (size_t i = 0; i < ELEMENTSOF(failures); i++) {
+                struct result r = run_in(NULL, failures[i].args);
+                if (r.exit != failures[i].exit || strncmp(r.err, failures[i].err, strlen(failures[i].err)) != 0)
+                        fail_msg("case %zu: exit %d, stderr: %s", i, r.exit, r.err);
+                assert_string_equal(r.out, "");
+                result_done(&r);
+        }
+}
+
+static void test_no_compose_in_cwd(void **state) {
+        char drill[512];
+        snprintf(drill, sizeof(drill), "%s/examples/demo/drill.yaml", getenv("MAYHEM_SOURCE_ROOT"));
+        struct result r = run_in("/", (const char *const[]){ "prepare", "validate", drill, NULL });
+        assert_int_equal(r.exit, 4);
+        assert_non_null(strstr(r.err, "-c"));
+        result_done(&r);
+}
+
+static void test_discover(void **state) {
+        struct result r = RUN("discover", "faults");
+        assert_int_equal(r.exit, 0);
+        assert_non_null(strstr(r.out, "net.latency "));
+        assert_non_null(strstr(r.out, " 46 executable, "));
+        result_done(&r);
+        r = RUN("d", "f", "-e", "net.latency");
+        assert_int_equal(r.exit, 0);
+        assert_non_null(strstr(r.out, "delay_ms"));
+        assert_non_null(strstr(r.out, "(also accepted as 'seconds', a duration)"));
+        assert_non_null(strstr(r.out, "undo ops:      net.unshape, nft.table_delete"));
+        result_done(&r);
+        r = RUN("discover", "topology", "-c", "examples/demo/compose.yaml");
+        assert_int_equal(r.exit, 0);
+        assert_non_null(strstr(r.out, "api -> demo-api"));
+        result_done(&r);
+}
+
+/* The tree has no ambiguous prefix today; the rule is tested on a fake tree. */
+static int never_run(struct cli_ctx *ctx, const struct cli_args *a, struct mh_error *e) {
+        return 0;
+}
+
+static void test_ambiguous_prefix_is_exit_10(void **state) {
+        static const struct cli_command pack = { .name = "pack", .run = never_run };
+        static const struct cli_command prepare = { .name = "prepare", .run = never_run };
+        static const struct cli_command *const subs[] = { &pack, &prepare, NULL };
+        static const struct cli_command root = { .name = "mayhem", .subcommands = subs };
+        struct cli_ctx ctx = { .command_path = "mayhem" };
+        const struct cli_command *hit = NULL;
+        struct mh_error e = { 0 };
+
+        assert_true(cli_command_resolve(&ctx, &root, "p", &hit, &e) < 0);
+        assert_int_equal(e.exit, MH_EXIT_AMBIGUOUS_COMMAND);
+        assert_string_equal(e.msg, "'p' is ambiguous in 'mayhem': it matches pack, prepare");
+        assert_int_equal(cli_command_resolve(&ctx, &root, "pr", &hit, &e), 0);
+        assert_ptr_equal(hit, &prepare);
+        assert_int_equal(cli_command_resolve(&ctx, &root, "pack", &hit, &e), 0);
+        assert_ptr_equal(hit, &pack);
+}
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_version_and_help),
+                cmocka_unit_test(test_validate_demo_with_prefixes),
+                cmocka_unit_test(test_plan_json_is_stable),
+                cmocka_unit_test(test_failures),
+                cmocka_unit_test(test_no_compose_in_cwd),
+                cmocka_unit_test(test_discover),
+                cmocka_unit_test(test_ambiguous_prefix_is_exit_10),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
