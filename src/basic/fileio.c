@@ -1,5 +1,6 @@
 #include "fileio.h"
 
+#include <assert.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +15,7 @@ int read_file_bounded(const char *path, size_t max, char **ret_data, size_t *ret
         char chunk[16384];
         int r;
 
+        assert(max > 0); /* a strbuf limit of 0 would mean "unlimited" */
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0) {
                 r = negative_errno();

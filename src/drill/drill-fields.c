@@ -35,12 +35,19 @@ struct srcpos dp_pos(const struct ynode *n) {
         return (struct srcpos){ .line = n ? n->line : 0, .col = n ? n->col : 0 };
 }
 
-static int fail_va(struct dparser *p, struct srcpos pos, const char *fmt, va_list ap) {
+_printf_(3, 0) static int fail_va(struct dparser *p, struct srcpos pos, const char *fmt, va_list ap) {
         char msg[MH_ERROR_MSG_MAX];
         vsnprintf(msg, sizeof(msg), fmt, ap);
-        if (p->where_len)
-                return mh_error_at(p->reterr, p->path, pos.line, pos.col, "%s: %s", p->where, msg);
-        return mh_error_at(p->reterr, p->path, pos.line, pos.col, "%s", msg);
+        int r = p->where_len ? mh_error_at(p->reterr, p->path, pos.line, pos.col, "%s: %s", p->where, msg)
+                             : mh_error_at(p->reterr, p->path, pos.line, pos.col, "%s", msg);
+        dp_error_oneline(p->reterr);
+        return r;
+}
+
+void dp_error_oneline(struct mh_error *e) {
+        for (char *c = e ? e->msg : NULL; c && *c; c++)
+                if ((unsigned char)*c < 0x20 || *c == 0x7f)
+                        *c = '?';
 }
 
 int dp_fail_pos(struct dparser *p, struct srcpos pos, const char *fmt, ...) {

@@ -31,13 +31,16 @@ struct builder {
         size_t n_nodes;
         const struct ynode *root;
         unsigned n_documents;
+        int error; /* code of the last failure */
         struct mh_error *reterr;
 };
 
-#define fail_at(b, line, col, ...) mh_error_at((b)->reterr, (b)->doc->path, (line), (col), __VA_ARGS__)
+/* Both failure paths remember their code so callers of NULL-returning helpers can pass it on. */
+#define fail_at(b, line, col, ...) ((b)->error = mh_error_at((b)->reterr, (b)->doc->path, (line), (col), __VA_ARGS__))
 
 static int out_of_memory(struct builder *b) {
-        return mh_error_set(b->reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "%s: out of memory", b->doc->path);
+        return b->error = mh_error_set(b->reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "%s: out of memory",
+                                       b->doc->path);
 }
 
 static struct ynode *new_node(struct builder *b, enum ynode_kind kind, const yaml_mark_t *mark) {
@@ -149,13 +152,6 @@ static bool is_merge_key(const struct ynode *key) {
         return !key->quoted && strcmp(key->text, MERGE_KEY) == 0;
 }
 
-static bool map_has_key(const struct ypair *pairs, size_t n, const char *key) {
-        for (size_t i = 0; i < n; i++)
-                if (strcmp(pairs[i].key->text, key) == 0)
-                        return true;
-        return false;
-}
-
 static size_t merge_source_pairs(const struct ynode *v) {
         size_t n = 0;
         if (v->kind == YNODE_MAP)
@@ -167,10 +163,48 @@ static size_t merge_source_pairs(const struct ynode *v) {
         return n;
 }
 
-static void merge_from(struct ypair *pairs, size_t *n, const struct ynode *src) {
-        for (size_t i = 0; i < src->n_pairs; i++)
-                if (!map_has_key(pairs, *n, src->pairs[i].key->text))
-                        pairs[(*n)++] = src->pairs[i];
+static void append_pairs(struct ypair *pairs, size_t *n, const struct ynode *src) {
+        memcpy(pairs + *n, src->pairs, src->n_pairs * sizeof(*pairs));
+        *n += src->n_pairs;
+}
+
+struct key_ref {
+        const char *key;
+        size_t order;
+};
+
+static int key_ref_cmp(const void *a, const void *b) {
+        const struct key_ref *x = a, *y = b;
+        int c = strcmp(x->key, y->key);
+        return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* Keeps the first of each key, in order, so explicit keys beat merged ones and
+ * earlier merges beat later ones; two explicit keys alike are an error. Sorting
+ * keeps this O(n log n) for mappings with many keys. */
+static int dedupe_pairs(struct builder *b, struct ypair *pairs, size_t *n, size_t n_explicit) {
+        _cleanup_free_ struct key_ref *refs = malloc(MAX(*n, (size_t)1) * sizeof(*refs));
+        _cleanup_free_ bool *drop = calloc(MAX(*n, (size_t)1), sizeof(*drop));
+        if (!refs || !drop)
+                return out_of_memory(b);
+        for (size_t i = 0; i < *n; i++)
+                refs[i] = (struct key_ref){ .key = pairs[i].key->text, .order = i };
+        qsort(refs, *n, sizeof(*refs), key_ref_cmp);
+        for (size_t i = 1; i < *n; i++) {
+                if (strcmp(refs[i].key, refs[i - 1].key) != 0)
+                        continue;
+                if (refs[i].order < n_explicit) {
+                        const struct ynode *k = pairs[refs[i].order].key;
+                        return fail_at(b, k->line, k->col, "duplicate key '%s'", k->text);
+                }
+                drop[refs[i].order] = true;
+        }
+        size_t kept = 0;
+        for (size_t i = 0; i < *n; i++)
+                if (!drop[i])
+                        pairs[kept++] = pairs[i];
+        *n = kept;
+        return 0;
 }
 
 /* Builds the pair array: explicit keys first (duplicates are errors), then
@@ -200,24 +234,22 @@ static int finish_map(struct builder *b, struct frame *f) {
         if (!pairs)
                 return out_of_memory(b);
         size_t n = 0;
-        for (size_t i = 0; i + 1 < f->n; i += 2) {
-                struct ynode *k = f->children[i];
-                if (is_merge_key(k))
-                        continue;
-                if (map_has_key(pairs, n, k->text))
-                        return fail_at(b, k->line, k->col, "duplicate key '%s'", k->text);
-                pairs[n++] = (struct ypair){ .key = k, .value = f->children[i + 1] };
-        }
+        for (size_t i = 0; i + 1 < f->n; i += 2)
+                if (!is_merge_key(f->children[i]))
+                        pairs[n++] = (struct ypair){ .key = f->children[i], .value = f->children[i + 1] };
         for (size_t i = 0; i + 1 < f->n; i += 2) {
                 const struct ynode *k = f->children[i], *v = f->children[i + 1];
                 if (!is_merge_key(k))
                         continue;
                 if (v->kind == YNODE_MAP)
-                        merge_from(pairs, &n, v);
+                        append_pairs(pairs, &n, v);
                 else
                         for (size_t j = 0; j < v->n_items; j++)
-                                merge_from(pairs, &n, v->items[j]);
+                                append_pairs(pairs, &n, v->items[j]);
         }
+        int r = dedupe_pairs(b, pairs, &n, n_explicit);
+        if (r < 0)
+                return r;
         f->node->pairs = pairs;
         f->node->n_pairs = n;
         return 0;
@@ -245,7 +277,7 @@ static int open_collection(struct builder *b, enum ynode_kind kind, const yaml_e
         }
         struct ynode *node = new_node(b, kind, &ev->start_mark);
         if (!node)
-                return -EINVAL;
+                return b->error;
         char *anchor_copy = NULL;
         if (anchor && !(anchor_copy = strdup((const char *)anchor)))
                 return out_of_memory(b);
@@ -276,7 +308,7 @@ static int add_scalar(struct builder *b, const yaml_event_t *ev) {
                 return fail_at(b, line, col, "string contains a NUL byte");
         struct ynode *n = new_node(b, YNODE_SCALAR, &ev->start_mark);
         if (!n)
-                return -EINVAL;
+                return b->error;
         n->text = arena_strndup(&b->doc->arena, text, len);
         if (!n->text)
                 return out_of_memory(b);
@@ -294,7 +326,7 @@ static int add_alias(struct builder *b, const yaml_event_t *ev) {
                 if (strcmp(b->anchors[i].name, name) == 0) {
                         struct ynode *copy = copy_tree(b, b->anchors[i].node, line, col);
                         if (!copy)
-                                return -EINVAL;
+                                return b->error;
                         return attach(b, copy);
                 }
         return fail_at(b, line, col, "alias '*%s' refers to no earlier anchor", name);
