@@ -11,19 +11,19 @@ static bool target_runs(const struct plan *pl, const struct plan_target *t) {
 }
 
 /* A source "X" or "X.field" is produced when X is a check or observability source id. */
+static bool id_produces(const char *id, const char *source) {
+        size_t n = strlen(id);
+        return strncmp(id, source, n) == 0 && (source[n] == '\0' || source[n] == '.');
+}
+
 static bool source_produced(const struct drill_spec *s, const char *source) {
-        size_t base = strcspn(source, ".");
         for (size_t i = 0; i < s->n_steps; i++)
-                for (size_t j = 0; j < s->steps[i].n_checks; j++) {
-                        const char *id = s->steps[i].checks[j].id;
-                        if (strlen(id) == base && strncmp(id, source, base) == 0)
+                for (size_t j = 0; j < s->steps[i].n_checks; j++)
+                        if (id_produces(s->steps[i].checks[j].id, source))
                                 return true;
-                }
-        for (size_t i = 0; i < s->observability.n_sources; i++) {
-                const char *id = s->observability.sources[i].source_id;
-                if (strncmp(id, source, strlen(id)) == 0 && (source[strlen(id)] == '\0' || source[strlen(id)] == '.'))
+        for (size_t i = 0; i < s->observability.n_sources; i++)
+                if (id_produces(s->observability.sources[i].source_id, source))
                         return true;
-        }
         return false;
 }
 

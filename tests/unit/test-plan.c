@@ -228,13 +228,15 @@ static void test_warnings(void **state) {
         struct built b = build(DRILL_HEAD "containers:\n  shop-api:\n    faults: [{fault: container.pause}]\n"
                                           "  shop-db-1:\n    faults: [{fault: container.pause}]\n"
                                           "execution:\n  - parallel: [shop-api]\n"
-                                          "success:\n  criteria: [{type: status, source_id: ghost.status, expected: 200}]\n");
+                                          "  - check_spec: [{id: api.health, probe: {type: tcp, host: h, port: 1}}]\n"
+                                          "success:\n  criteria: [{type: status, source_id: ghost.status, expected: 200},\n"
+                                          "             {type: boolean, source_id: api.health}]\n");
         assert_int_equal(b.r, 0);
         assert_int_equal(b.plan->n_warnings, 2);
         assert_string_equal(b.plan->warnings[0],
                             "drill.yaml:6:3: target 'shop-db-1' is run by no execution step; its faults never run");
         assert_string_equal(b.plan->warnings[1],
-                            "drill.yaml:11:14: success criterion reads 'ghost.status', which no check or observability "
+                            "drill.yaml:12:14: success criterion reads 'ghost.status', which no check or observability "
                             "source produces; it will fail with 'no observation recorded'");
         built_done(&b);
 }
