@@ -23,11 +23,11 @@ static bool is_reserved(const char *key) {
         return false;
 }
 
-static void format_bound(const struct param_spec *s, double b, char *buf, size_t size) {
-        struct param_value v = { .type = s->type };
-        if (s->type == PARAM_DURATION || s->type == PARAM_INTEGER)
+static void format_bound(enum param_type type, double b, char *buf, size_t size) {
+        struct param_value v = { .type = type };
+        if (type == PARAM_DURATION || type == PARAM_INTEGER)
                 v.i = (int64_t)b;
-        else if (s->type == PARAM_BYTES || s->type == PARAM_RATE)
+        else if (type == PARAM_BYTES || type == PARAM_RATE)
                 v.u = (uint64_t)b;
         else
                 v.f = b;
@@ -44,15 +44,20 @@ static double as_double(const struct param_value *v) {
         }
 }
 
-static int check_range(struct dparser *p, const struct ynode *n, const struct param_spec *s,
+/* via_alias: the value was written as a duration ("seconds: 2m"), so the
+ * bounds of the millisecond parameter are shown as durations too. */
+static int check_range(struct dparser *p, const struct ynode *n, const struct param_spec *s, bool via_alias,
                        const struct param_value *v) {
+        enum param_type shown = via_alias ? PARAM_DURATION : s->type;
+        struct param_value vs = *v;
         double x = as_double(v);
         char lo[48], hi[48], got[48];
         if ((!s->has_min || x >= s->min) && (!s->has_max || x <= s->max))
                 return 0;
-        format_bound(s, s->min, lo, sizeof(lo));
-        format_bound(s, s->max, hi, sizeof(hi));
-        param_value_format(v, got, sizeof(got));
+        format_bound(shown, s->min, lo, sizeof(lo));
+        format_bound(shown, s->max, hi, sizeof(hi));
+        vs.type = shown;
+        param_value_format(&vs, got, sizeof(got));
         return dp_fail(p, n, "%s is out of range (%s..%s)", got, lo, hi);
 }
 
@@ -122,26 +127,32 @@ static int parse_param_value(struct dparser *p, const struct ynode *n, const str
                         return type_error(p, n, &(const struct param_spec){ .type = PARAM_DURATION }, text, r);
                 if (r < 0)
                         return type_error(p, n, s, text, r);
-                if ((r = check_range(p, n, s, &v)) < 0)
+                if ((r = check_range(p, n, s, via_alias, &v)) < 0)
                         return r;
         }
         *ret = v;
         return 0;
 }
 
+/* A misspelt reserved key ("duraton") is suggested as that key rather than
+ * reported as a parameter the fault does not have. */
 static int unknown_param(struct dparser *p, const struct ynode *key, const struct fault_def *def) {
-        const char *names[64] = { 0 };
+        const char *names[64 + ELEMENTSOF(fault_reserved_keys)] = { 0 };
         char list[512] = "";
-        size_t n = MIN(def->n_params, ELEMENTSOF(names)), len = 0;
+        size_t n = MIN(def->n_params, (size_t)64), len = 0, n_all = n;
 
         for (size_t i = 0; i < n; i++) {
                 names[i] = def->params[i].name;
                 int w = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", names[i]);
                 len = w > 0 ? MIN(len + (size_t)w, sizeof(list) - 1) : len;
         }
+        for (size_t i = 0; fault_reserved_keys[i]; i++)
+                names[n_all++] = fault_reserved_keys[i];
+        const char *near = suggest_closest(key->text, names, n_all);
+        if (near && is_reserved(near))
+                return dp_fail(p, key, "unknown key '%s' (did you mean '%s'?)", key->text, near);
         if (n == 0)
                 return dp_fail(p, key, "%s takes no parameters, got '%s'", def->id, key->text);
-        const char *near = suggest_closest(key->text, names, n);
         if (near)
                 return dp_fail(p, key, "unknown parameter '%s' for %s (did you mean '%s'?)", key->text, def->id, near);
         return dp_fail(p, key, "unknown parameter '%s' for %s (parameters: %s)", key->text, def->id, list);
@@ -150,9 +161,15 @@ static int unknown_param(struct dparser *p, const struct ynode *key, const struc
 /* Applies one `name: value` pair, from the fault mapping or from params:. */
 static int apply_param(struct dparser *p, const struct ypair *pair, struct drill_fault *f) {
         const struct param_spec *s = fault_param_find(f->def, pair->key->text);
+        if (!s && is_reserved(pair->key->text)) /* only reachable from params: */
+                return dp_fail(p, pair->key, "'%s' is not a parameter; write it beside 'fault', not under 'params'",
+                               pair->key->text);
         if (!s)
                 return unknown_param(p, pair->key, f->def);
         struct drill_param *dst = &f->params[s - f->def->params];
+        if (dst->given && s->alias)
+                return dp_fail(p, pair->key, "parameter '%s' is given twice ('%s' is another name for it)", s->name,
+                               s->alias);
         if (dst->given)
                 return dp_fail(p, pair->key, "parameter '%s' is given twice", s->name);
         if (ynode_is_null(pair->value))

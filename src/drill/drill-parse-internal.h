@@ -29,6 +29,9 @@ void dp_leave(struct dparser *p, size_t mark);
 int dp_fail(struct dparser *p, const struct ynode *n, const char *fmt, ...) _printf_(3, 4);
 int dp_fail_pos(struct dparser *p, struct srcpos pos, const char *fmt, ...) _printf_(3, 4);
 int dp_oom(struct dparser *p);
+/* Messages quote the document (keys, names, values); a control character
+ * there would break the one-line error, so each becomes '?'. */
+void dp_error_oneline(struct mh_error *e);
 struct srcpos dp_pos(const struct ynode *n);
 
 /* The value of key if present and not null. */
@@ -58,6 +61,8 @@ int dp_bool(struct dparser *p, const struct ynode *map, const char *key, bool *r
 int dp_enum(struct dparser *p, const struct ynode *map, const char *key, const char *const *names, size_t n,
             int *ret);
 int dp_enum_node(struct dparser *p, const struct ynode *v, const char *const *names, size_t n, int *ret);
+/* A required http:// or https:// URL under key. */
+int dp_url(struct dparser *p, const struct ynode *map, const char *key, const char **ret);
 /* A list of strings; min..DRILL_LIST_MAX items. */
 int dp_names(struct dparser *p, const struct ynode *list, size_t min, struct drill_names *ret);
 

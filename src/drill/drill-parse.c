@@ -141,9 +141,14 @@ static int parse_targets(struct dparser *p, const struct ynode *root) {
         struct drill_spec *s = p->spec;
         int r;
 
-        if (!!containers == !!targets)
-                return dp_fail(p, containers && targets ? targets : root,
-                               "a drill declares its targets under exactly one of 'containers' or 'targets'");
+        if (!!containers == !!targets) {
+                /* Point at the `targets:` key itself: its value may start lines further down. */
+                const struct ynode *at = root;
+                for (size_t i = 0; containers && targets && i < root->n_pairs; i++)
+                        if (strcmp(root->pairs[i].key->text, "targets") == 0)
+                                at = root->pairs[i].key;
+                return dp_fail(p, at, "a drill declares its targets under exactly one of 'containers' or 'targets'");
+        }
         const struct ynode *map = containers ? containers : targets;
         s->declared_as_targets = targets;
         size_t mark = dp_enter_key(p, containers ? "containers" : "targets");
@@ -247,8 +252,10 @@ int drill_parse(const char *path, const char *data, size_t len, struct drill_spe
         if (len > DRILL_FILE_MAX)
                 return mh_error_at(reterr, path, 1, 1, "drill file is larger than %u bytes", DRILL_FILE_MAX);
         r = ydoc_parse(path, data, len, NULL, &doc, reterr);
-        if (r < 0)
+        if (r < 0) {
+                dp_error_oneline(reterr); /* "duplicate key 'a\nb'" */
                 return r;
+        }
         spec = calloc(1, sizeof(*spec));
         if (!spec)
                 return mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");

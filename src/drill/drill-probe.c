@@ -20,7 +20,7 @@ static const int64_t probe_default_timeout_ms[_PROBE_TYPE_MAX] = {
         [PROBE_PROCESS] = 5000, [PROBE_METRIC] = 5000, [PROBE_FILE] = 5000,
 };
 
-static int parse_url(struct dparser *p, const struct ynode *map, const char *key, const char **ret) {
+int dp_url(struct dparser *p, const struct ynode *map, const char *key, const char **ret) {
         int r = dp_require(p, map, key);
         if (r < 0 || (r = dp_str(p, map, key, ret)) < 0)
                 return r;
@@ -34,7 +34,7 @@ static int parse_url(struct dparser *p, const struct ynode *map, const char *key
 
 static int parse_http(struct dparser *p, const struct ynode *n, struct drill_probe *pr) {
         int method = 0;
-        int r = parse_url(p, n, "url", &pr->url);
+        int r = dp_url(p, n, "url", &pr->url);
         if (r < 0 || (r = dp_enum(p, n, "method", http_methods, ELEMENTSOF(http_methods), &method)) < 0)
                 return r;
         pr->method = http_methods[method];
@@ -72,7 +72,7 @@ static int parse_process(struct dparser *p, const struct ynode *n, struct drill_
 }
 
 static int parse_metric(struct dparser *p, const struct ynode *n, struct drill_probe *pr) {
-        int r = parse_url(p, n, "endpoint", &pr->endpoint);
+        int r = dp_url(p, n, "endpoint", &pr->endpoint);
         if (r < 0 || (r = dp_require(p, n, "query")) < 0 || (r = dp_str(p, n, "query", &pr->query)) < 0)
                 return r;
         return dp_num(p, n, "threshold", -1e300, 1e300, &pr->has_threshold, &pr->threshold);

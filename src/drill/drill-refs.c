@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "basic/suggest.h"
+#include "drill-parse-internal.h"
 
 #define KNOWN_LIST_MAX 10
 
@@ -12,7 +13,12 @@ struct refs {
         struct mh_error *reterr;
 };
 
-#define ref_fail(rf, pos, ...) mh_error_at((rf)->reterr, (rf)->spec->path, (pos).line, (pos).col, __VA_ARGS__)
+#define ref_fail(rf, pos, ...)                                                                             \
+        __extension__({                                                                                    \
+                int _r_ = mh_error_at((rf)->reterr, (rf)->spec->path, (pos).line, (pos).col, __VA_ARGS__); \
+                dp_error_oneline((rf)->reterr);                                                            \
+                _r_;                                                                                       \
+        })
 
 static void list_target_names(const struct drill_spec *s, char *buf, size_t size) {
         size_t len = 0;

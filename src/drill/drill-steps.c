@@ -63,8 +63,7 @@ static int parse_legacy_check(struct dparser *p, const struct ynode *n, size_t s
         const struct ynode *expect = dp_get(n, "expect");
         int r;
 
-        if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_check_keys(p, n, keys)) < 0 ||
-            (r = dp_require(p, n, "http")) < 0)
+        if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_check_keys(p, n, keys)) < 0)
                 return r;
         c->id = generated_check_id(p, step, i);
         if (!c->id)
@@ -72,7 +71,7 @@ static int parse_legacy_check(struct dparser *p, const struct ynode *n, size_t s
         c->pos = dp_pos(n);
         c->probe = (struct drill_probe){ .type = PROBE_HTTP, .pos = dp_pos(n), .method = "GET",
                                          .timeout_ms = 5000, .expected_status = 200 };
-        if ((r = dp_str(p, n, "http", &c->probe.url)) < 0)
+        if ((r = dp_url(p, n, "http", &c->probe.url)) < 0)
                 return r;
         if (!expect)
                 return 0;
