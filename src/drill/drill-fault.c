@@ -71,8 +71,12 @@ static int type_error(struct dparser *p, const struct ynode *n, const struct par
                 [PARAM_BYTES] = "a size such as 64k, 256M, 1G",
                 [PARAM_RATE] = "a rate with a unit such as 10mbit, 512kbit, 2kbps",
         };
+        static const char *const resolution[_PARAM_TYPE_MAX] = {
+                [PARAM_DURATION] = "1ms", [PARAM_BYTES] = "1 byte", [PARAM_RATE] = "1 bit/s",
+        };
         if (r == -EDOM)
-                return dp_fail(p, n, "'%s' is finer than the resolution of a %s", text, param_type_to_string(s->type));
+                return dp_fail(p, n, "'%s' is finer than the resolution of %s", text,
+                               resolution[s->type] ? resolution[s->type] : "this parameter");
         if (r == -ERANGE)
                 return dp_fail(p, n, "'%s' is too large", text);
         return dp_fail(p, n, "expected %s, got '%s'", hints[s->type], text);

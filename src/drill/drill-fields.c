@@ -166,6 +166,8 @@ int dp_dur_node(struct dparser *p, const struct ynode *v, int64_t min_ms, int64_
         r = parse_duration_ms(text, &x);
         if (r == -EDOM)
                 return dp_fail(p, v, "'%s' is finer than the 1ms resolution of durations", text);
+        if (r == -ERANGE)
+                return dp_fail(p, v, "'%s' is too long", text);
         if (r < 0)
                 return dp_fail(p, v, "invalid duration '%s' (use e.g. 500ms, 10s, 5m, 1.5h, 2d)", text);
         if (x < min_ms || x > max_ms) {
@@ -218,6 +220,17 @@ int dp_bool_node(struct dparser *p, const struct ynode *v, bool *ret) {
 
 int dp_str(struct dparser *p, const struct ynode *map, const char *key, const char **ret) {
         return KEYED(p, map, key, dp_str_node(p, v, ret));
+}
+
+int dp_id(struct dparser *p, const struct ynode *map, const char *key, const char **ret) {
+        const char *prev = *ret;
+        int r = dp_str(p, map, key, ret);
+        if (r < 0 || *ret == prev || **ret)
+                return r;
+        size_t mark = dp_enter_key(p, key);
+        r = dp_fail(p, dp_get(map, key), "must not be empty");
+        dp_leave(p, mark);
+        return r;
 }
 
 int dp_int(struct dparser *p, const struct ynode *map, const char *key, int64_t min, int64_t max, int64_t *ret) {

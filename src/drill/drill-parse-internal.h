@@ -51,6 +51,8 @@ int dp_num_node(struct dparser *p, const struct ynode *v, double min, double max
 int dp_bool_node(struct dparser *p, const struct ynode *v, bool *ret);
 /* Keyed readers: look up key in map; absent or null leaves *ret alone. */
 int dp_str(struct dparser *p, const struct ynode *map, const char *key, const char **ret);
+/* dp_str for names and ids: an empty string is an error. */
+int dp_id(struct dparser *p, const struct ynode *map, const char *key, const char **ret);
 int dp_int(struct dparser *p, const struct ynode *map, const char *key, int64_t min, int64_t max, int64_t *ret);
 int dp_dur(struct dparser *p, const struct ynode *map, const char *key, int64_t min_ms, int64_t max_ms,
            int64_t *ret);

@@ -71,8 +71,8 @@ static int parse_k8s(struct dparser *p, const struct ynode *n, struct drill_targ
         if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_check_keys(p, n, keys)) < 0 ||
             (r = dp_require(p, n, "kind")) < 0 || (r = dp_require(p, n, "name")) < 0 ||
             (r = dp_enum(p, n, "kind", kinds, ELEMENTSOF(kinds), &kind)) < 0 ||
-            (r = dp_str(p, n, "namespace", &t->k8s.namespace)) < 0 || (r = dp_str(p, n, "name", &t->k8s.name)) < 0 ||
-            (r = dp_str(p, n, "container", &t->k8s.container)) < 0)
+            (r = dp_str(p, n, "namespace", &t->k8s.namespace)) < 0 || (r = dp_id(p, n, "name", &t->k8s.name)) < 0 ||
+            (r = dp_id(p, n, "container", &t->k8s.container)) < 0)
                 return r;
         t->k8s.kind = kinds[kind];
         dp_leave(p, mark);
@@ -84,7 +84,7 @@ static int parse_docker(struct dparser *p, const struct ynode *n, struct drill_t
         size_t mark = dp_enter_key(p, "docker");
         int r;
         if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_check_keys(p, n, keys)) < 0 ||
-            (r = dp_require(p, n, "container_name")) < 0 || (r = dp_str(p, n, "container_name", &t->container_name)) < 0)
+            (r = dp_require(p, n, "container_name")) < 0 || (r = dp_id(p, n, "container_name", &t->container_name)) < 0)
                 return r;
         dp_leave(p, mark);
         return 0;

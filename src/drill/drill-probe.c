@@ -58,7 +58,7 @@ static int parse_exec(struct dparser *p, const struct ynode *n, struct drill_pro
 
 static int parse_tcp(struct dparser *p, const struct ynode *n, struct drill_probe *pr) {
         int r = dp_require(p, n, "host");
-        if (r < 0 || (r = dp_require(p, n, "port")) < 0 || (r = dp_str(p, n, "host", &pr->host)) < 0)
+        if (r < 0 || (r = dp_require(p, n, "port")) < 0 || (r = dp_id(p, n, "host", &pr->host)) < 0)
                 return r;
         return dp_int(p, n, "port", 1, 65535, &pr->port);
 }
@@ -67,20 +67,20 @@ static int parse_process(struct dparser *p, const struct ynode *n, struct drill_
         bool has_name = dp_get(n, "name"), has_pid = dp_get(n, "pid");
         if (has_name == has_pid)
                 return dp_fail(p, n, "a process probe needs exactly one of 'name' or 'pid'");
-        int r = dp_str(p, n, "name", &pr->process_name);
+        int r = dp_id(p, n, "name", &pr->process_name);
         return r < 0 ? r : dp_int(p, n, "pid", 1, INT32_MAX, &pr->pid);
 }
 
 static int parse_metric(struct dparser *p, const struct ynode *n, struct drill_probe *pr) {
         int r = dp_url(p, n, "endpoint", &pr->endpoint);
-        if (r < 0 || (r = dp_require(p, n, "query")) < 0 || (r = dp_str(p, n, "query", &pr->query)) < 0)
+        if (r < 0 || (r = dp_require(p, n, "query")) < 0 || (r = dp_id(p, n, "query", &pr->query)) < 0)
                 return r;
         return dp_num(p, n, "threshold", -1e300, 1e300, &pr->has_threshold, &pr->threshold);
 }
 
 static int parse_file(struct dparser *p, const struct ynode *n, struct drill_probe *pr) {
         int r = dp_require(p, n, "path");
-        if (r < 0 || (r = dp_str(p, n, "path", &pr->path)) < 0)
+        if (r < 0 || (r = dp_id(p, n, "path", &pr->path)) < 0)
                 return r;
         return dp_str(p, n, "contains", &pr->contains);
 }

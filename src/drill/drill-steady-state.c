@@ -33,9 +33,12 @@ static int parse_bounds(struct dparser *p, const struct ynode *n, const char *ke
 static int fill_expect(struct dparser *p, const struct ynode *v, struct drill_ss_signal *s) {
         int r;
         if ((r = dp_num(p, v, "lte", -1e300, 1e300, &s->has_lte, &s->lte)) < 0 ||
-            (r = dp_num(p, v, "gte", -1e300, 1e300, &s->has_gte, &s->gte)) < 0)
+            (r = dp_num(p, v, "gte", -1e300, 1e300, &s->has_gte, &s->gte)) < 0 ||
+            (r = dp_num(p, v, "eq", -1e300, 1e300, &s->has_eq, &s->eq)) < 0)
                 return r;
-        return dp_num(p, v, "eq", -1e300, 1e300, &s->has_eq, &s->eq);
+        if (s->has_lte && s->has_gte && s->lte < s->gte)
+                return dp_fail(p, v, "can never hold: lte %g is below gte %g", s->lte, s->gte);
+        return 0;
 }
 
 static int fill_tolerance(struct dparser *p, const struct ynode *v, struct drill_ss_signal *s) {
@@ -56,8 +59,8 @@ static int parse_signal(struct dparser *p, const struct ynode *n, struct drill_s
         s->severity = SEVERITY_WARNING;
         if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_check_keys(p, n, keys)) < 0 ||
             (r = dp_require(p, n, "name")) < 0 || (r = dp_require(p, n, "source_id")) < 0 ||
-            (r = dp_str(p, n, "name", &s->name)) < 0 || (r = dp_str(p, n, "source_id", &s->source_id)) < 0 ||
-            (r = dp_str(p, n, "metric", &s->metric)) < 0 || (r = DP_ENUM(p, n, "severity", severity, &s->severity)) < 0)
+            (r = dp_id(p, n, "name", &s->name)) < 0 || (r = dp_id(p, n, "source_id", &s->source_id)) < 0 ||
+            (r = dp_id(p, n, "metric", &s->metric)) < 0 || (r = DP_ENUM(p, n, "severity", severity, &s->severity)) < 0)
                 return r;
         if (!is_identifier(s->name))
                 return dp_fail(p, dp_get(n, "name"), "signal name '%s' is not an identifier (letters, digits, _)",

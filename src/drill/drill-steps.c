@@ -43,8 +43,12 @@ static int parse_wait(struct dparser *p, const struct ynode *v, struct drill_ste
                 return dp_dur_node(p, v, 1, WAIT_MAX_MS, &st->wait_ms);
         if ((r = dp_want(p, v, YNODE_MAP)) < 0)
                 return r;
-        if (dp_get(v, "until_check_passes"))
+        if (ynode_get(v, "until_check_passes")) {
+                if (!dp_get(v, "until_check_passes"))
+                        return dp_fail(p, ynode_get(v, "until_check_passes"),
+                                       "until_check_passes needs a check id or a probe");
                 return parse_wait_until(p, v, st);
+        }
         if ((r = dp_check_keys(p, v, keys)) < 0 || (r = dp_require(p, v, "duration")) < 0)
                 return r;
         return dp_dur(p, v, "duration", 1, WAIT_MAX_MS, &st->wait_ms);
@@ -88,9 +92,9 @@ static int parse_check_spec(struct dparser *p, const struct ynode *n, size_t ste
         int r;
 
         if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_check_keys(p, n, keys)) < 0 ||
-            (r = dp_require(p, n, "probe")) < 0 || (r = dp_str(p, n, "id", &c->id)) < 0 ||
+            (r = dp_require(p, n, "probe")) < 0 || (r = dp_id(p, n, "id", &c->id)) < 0 ||
             (r = DP_ENUM(p, n, "execution", check_locus, &c->execution)) < 0 ||
-            (r = dp_str(p, n, "target", &c->target)) < 0)
+            (r = dp_id(p, n, "target", &c->target)) < 0)
                 return r;
         c->pos = dp_pos(n);
         c->target_pos = dp_pos(dp_get(n, "target"));
@@ -98,6 +102,9 @@ static int parse_check_spec(struct dparser *p, const struct ynode *n, size_t ste
                 return dp_oom(p);
         if (c->execution != CHECK_LOCUS_HOST && !c->target)
                 return dp_fail(p, n, "execution '%s' needs a 'target'", check_locus_to_string(c->execution));
+        if (c->execution == CHECK_LOCUS_HOST && c->target)
+                return dp_fail(p, dp_get(n, "target"), "'target' goes with execution container, service or process, "
+                                                       "not host");
         size_t mark = dp_enter_key(p, "probe");
         if ((r = dp_parse_probe(p, dp_get(n, "probe"), &c->probe)) < 0)
                 return r;

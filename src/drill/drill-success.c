@@ -26,7 +26,7 @@ static int parse_criterion(struct dparser *p, const struct ynode *n, struct dril
         if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_require(p, n, "type")) < 0 ||
             (r = DP_ENUM(p, n, "type", criterion_type, &c->type)) < 0 ||
             (r = dp_check_keys(p, n, criterion_keys[c->type])) < 0 || (r = dp_require(p, n, "source_id")) < 0 ||
-            (r = dp_str(p, n, "source_id", &c->source_id)) < 0)
+            (r = dp_id(p, n, "source_id", &c->source_id)) < 0)
                 return r;
         c->pos = dp_pos(n);
         c->gte = 1;
@@ -39,12 +39,19 @@ static int parse_criterion(struct dparser *p, const struct ynode *n, struct dril
         case CRITERION_LATENCY:
                 if ((r = dp_require(p, n, "lt_ms")) < 0 || (r = dp_num(p, n, "lt_ms", 0, 1e12, NULL, &c->lt_ms)) < 0)
                         return r;
-                return c->lt_ms > 0 ? 0 : dp_fail(p, dp_get(n, "lt_ms"), "lt_ms must be greater than 0");
+                if (c->lt_ms > 0)
+                        return 0;
+                dp_enter_key(p, "lt_ms");
+                return dp_fail(p, dp_get(n, "lt_ms"), "must be greater than 0");
         case CRITERION_METRIC:
                 if ((r = dp_num(p, n, "gt", -1e300, 1e300, &c->has_gt, &c->gt)) < 0 ||
                     (r = dp_num(p, n, "lt", -1e300, 1e300, &c->has_lt, &c->lt)) < 0)
                         return r;
-                return c->has_gt || c->has_lt ? 0 : dp_fail(p, n, "a metric criterion needs 'gt', 'lt' or both");
+                if (!c->has_gt && !c->has_lt)
+                        return dp_fail(p, n, "a metric criterion needs 'gt', 'lt' or both");
+                if (c->has_gt && c->has_lt && c->gt >= c->lt)
+                        return dp_fail(p, n, "can never pass: no value is above gt %g and below lt %g", c->gt, c->lt);
+                return 0;
         case CRITERION_COUNT: return dp_int(p, n, "gte", 0, INT64_MAX, &c->gte);
         default: return dp_bool(p, n, "value", &c->value);
         }
@@ -88,7 +95,7 @@ static int parse_source(struct dparser *p, const struct ynode *n, struct drill_o
 
         if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_require(p, n, "kind")) < 0 ||
             (r = DP_ENUM(p, n, "kind", obs_kind, &s->kind)) < 0 || (r = dp_check_keys(p, n, source_keys[s->kind])) < 0 ||
-            (r = dp_require(p, n, "source_id")) < 0 || (r = dp_str(p, n, "source_id", &s->source_id)) < 0)
+            (r = dp_require(p, n, "source_id")) < 0 || (r = dp_id(p, n, "source_id", &s->source_id)) < 0)
                 return r;
         s->pos = dp_pos(n);
         s->timeout_ms = 10000;
@@ -104,11 +111,11 @@ static int parse_source(struct dparser *p, const struct ynode *n, struct drill_o
         case OBS_INSPECTION:
                 if ((r = dp_require(p, n, "container")) < 0)
                         return r;
-                return dp_str(p, n, "container", &s->container);
+                return dp_id(p, n, "container", &s->container);
         case OBS_PROBE: return parse_source_probe(p, n, s);
         default:
-                if ((r = dp_require(p, n, "endpoint")) < 0 || (r = dp_require(p, n, "metric")) < 0 ||
-                    (r = dp_str(p, n, "endpoint", &s->endpoint)) < 0 || (r = dp_str(p, n, "metric", &s->metric)) < 0)
+                if ((r = dp_url(p, n, "endpoint", &s->endpoint)) < 0 || (r = dp_require(p, n, "metric")) < 0 ||
+                    (r = dp_id(p, n, "metric", &s->metric)) < 0)
                         return r;
                 return dp_dur(p, n, "cadence", 0, CADENCE_MAX_MS, &s->cadence_ms);
         }
@@ -151,12 +158,12 @@ static int parse_slo_entry(struct dparser *p, const struct ynode *n, struct dril
         s->window_s = 60;
         s->target = "";
         if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_check_keys(p, n, keys)) < 0 ||
-            (r = dp_require(p, n, "metric")) < 0 || (r = dp_str(p, n, "metric", &s->metric)) < 0 ||
+            (r = dp_require(p, n, "metric")) < 0 || (r = dp_id(p, n, "metric", &s->metric)) < 0 ||
             (r = DP_ENUM(p, n, "kind", slo_kind, &s->kind)) < 0 ||
             (r = DP_ENUM(p, n, "operator", slo_operator, &s->op)) < 0 ||
             (r = dp_num(p, n, "threshold", -1e300, 1e300, NULL, &s->threshold)) < 0 ||
             (r = dp_str(p, n, "unit", &s->unit)) < 0 || (r = dp_int(p, n, "window_s", 1, 86400 * 30, &s->window_s)) < 0 ||
-            (r = dp_str(p, n, "name", &s->name)) < 0 || (r = dp_str(p, n, "target", &s->target)) < 0)
+            (r = dp_id(p, n, "name", &s->name)) < 0 || (r = dp_str(p, n, "target", &s->target)) < 0)
                 return r;
         if (!s->name) {
                 snprintf(derived, sizeof(derived), "%s:%s", slo_kind_to_string(s->kind), s->metric);

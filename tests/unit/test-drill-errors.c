@@ -112,7 +112,9 @@ static const struct bad parse_errors[] = {
         {F "      - fault: net.latency\n        jitter_ms: 99999999999999999999999\n" X, 7, 20,
          FLT ".jitter_ms: '99999999999999999999999' is too large"},
         {F "      - fault: net.latency\n        seconds: 0.5ms\n" X, 7, 18,
-         FLT ".seconds: '0.5ms' is finer than the resolution of a duration"},
+         FLT ".seconds: '0.5ms' is finer than the resolution of 1ms"},
+        {F "      - fault: mem.exhaust\n        amount: 1.1T\n" X, 7, 17,
+         FLT ".amount: '1.1T' is finer than the resolution of 1 byte"},
         /* out of range, in each type's own unit */
         {F "      - fault: net.latency\n        jitter_ms: 70000\n" X, 7, 20,
          FLT ".jitter_ms: 70000 is out of range (0..60000)"},
@@ -145,6 +147,7 @@ static const struct bad parse_errors[] = {
          "config.timeout: invalid duration 'forever' (use e.g. 500ms, 10s, 5m, 1.5h, 2d)"},
         {H "config:\n  timeout: 500ms\n", 4, 12, "config.timeout: 500ms is out of range (1s..7d)"},
         {H "config:\n  maniac:\n    level: 6\n", 5, 12, "config.maniac.level: 6 is out of range (1..5)"},
+        {H "config:\n  timeout: 99999999999999999999d\n", 4, 12, "config.timeout: '99999999999999999999d' is too long"},
         /* steps */
         {S "  - parallel: [api]\n    wait: 5s\n", 8, 5,
          "execution[0]: a step has exactly one key "
@@ -163,6 +166,12 @@ static const struct bad parse_errors[] = {
         {S "  - wait: {until_check_passes: {type: ftp}}\n", 8, 39,
          "execution[0].wait.until_check_passes.type: 'ftp' is not one of "
          "http, exec, tcp, process, metric, file (did you mean 'http'?)"},
+        {S "  - wait: {until_check_passes: ~, timeout: 3s}\n", 8, 32,
+         "execution[0].wait: until_check_passes needs a check id or a probe"},
+        {S "  - check_spec:\n      - {id: '', probe: {type: tcp, host: h, port: 1}}\n", 9, 14,
+         "execution[0].check_spec[0].id: must not be empty"},
+        {S "  - check_spec:\n      - {target: api, probe: {type: tcp, host: h, port: 1}}\n", 9, 18,
+         "execution[0].check_spec[0]: 'target' goes with execution container, service or process, not host"},
         {S "  - check:\n      - http: ftp://x\n", 9, 15,
          "execution[0].check[0].http: 'ftp://x' is not an http:// or https:// URL"},
         {S "  - check_spec:\n      - id: a\n        execution: host\n", 9, 9,
@@ -183,7 +192,11 @@ static const struct bad parse_errors[] = {
         {OK "success:\n  criteria:\n    - type: status\n      expected: 200\n", 11, 7,
          "success.criteria[0]: missing required key 'source_id'"},
         {OK "success:\n  criteria:\n    - type: latency\n      source_id: a\n      lt_ms: 0\n", 13, 14,
-         "success.criteria[0]: lt_ms must be greater than 0"},
+         "success.criteria[0].lt_ms: must be greater than 0"},
+        {OK "success:\n  criteria:\n    - {type: metric, source_id: a, gt: 5, lt: 5}\n", 11, 7,
+         "success.criteria[0]: can never pass: no value is above gt 5 and below lt 5"},
+        {OK "success:\n  criteria:\n    - {type: boolean, source_id: ''}\n", 11, 34,
+         "success.criteria[0].source_id: must not be empty"},
         {OK "success:\n  criteria:\n    - type: metric\n      source_id: a\n", 11, 7,
          "success.criteria[0]: a metric criterion needs 'gt', 'lt' or both"},
         /* observability, slo */
@@ -192,6 +205,8 @@ static const struct bad parse_errors[] = {
         {OK "observability:\n  sources:\n    - kind: logs\n      source_id: a\n"
             "      container: api\n      tail: 0\n",
          14, 13, "observability.sources[0].tail: 0 is out of range (1..10000)"},
+        {OK "observability:\n  sources:\n    - {kind: metrics, source_id: m, endpoint: not-a-url, metric: up}\n", 11, 47,
+         "observability.sources[0].endpoint: 'not-a-url' is not an http:// or https:// URL"},
         {OK "slo:\n  - metric: m\n    operator: le\n", 11, 15,
          "slo[0].operator: 'le' is not one of lt, lte, gt, gte, eq (did you mean 'lt'?)"},
         /* steady_state */
@@ -204,6 +219,8 @@ static const struct bad parse_errors[] = {
          "steady_state.phases[0]: 'mid' is not one of pre, before, during, post, after"},
         {SIG "  phases:\n    - post: {assert_recovered: [s], within: 2}\n", 15, 45,
          "steady_state.phases[0].post: 'within' only goes with 'assert_degraded'"},
+        {OK "steady_state:\n  signals:\n    - {name: s, source_id: a, expect: {lte: 1, gte: 2}}\n", 11, 39,
+         "steady_state.signals[0].expect: can never hold: lte 1 is below gte 2"},
         {SIG "  phases:\n    - pre: {}\n", 15, 12,
          "steady_state.phases[0].pre: an empty phase asserts nothing"},
 };
