@@ -29,30 +29,41 @@ static double now_ms(void) {
 }
 
 static void gen_compose(struct strbuf *b, size_t n) {
-        strbuf_puts(b, "name: bench\nx-common: &common\n  restart: unless-stopped\n  labels: {team: bench}\n"
-                       "networks: {front: {}, back: {}}\nservices:\n");
+        strbuf_puts(
+                b, "name: bench\nx-common: &common\n  restart: unless-stopped\n  labels: {team: bench}\n"
+                   "networks: {front: {}, back: {}}\nservices:\n");
         for (size_t i = 0; i < n; i++) {
-                strbuf_printf(b, "  svc%zu:\n    <<: *common\n    image: registry.local/svc%zu:${TAG:-1.0}\n", i, i);
-                strbuf_printf(b, "    ports: [\"%zu:8080\", \"127.0.0.1:%zu:9090/udp\"]\n", 20000 + i, 40000 + i);
+                strbuf_printf(
+                        b, "  svc%zu:\n    <<: *common\n    image: registry.local/svc%zu:${TAG:-1.0}\n", i,
+                        i);
+                strbuf_printf(
+                        b, "    ports: [\"%zu:8080\", \"127.0.0.1:%zu:9090/udp\"]\n", 20000 + i, 40000 + i);
                 strbuf_printf(b, "    networks: [%s]\n", i % 2 ? "front, back" : "back");
                 if (i > 0)
-                        strbuf_printf(b, "    depends_on:\n      svc%zu: {condition: service_healthy}\n", i - 1);
-                strbuf_puts(b, "    cap_add: [NET_ADMIN]\n    healthcheck:\n      test: [\"CMD\", \"/bin/true\"]\n"
-                               "      interval: 5s\n      timeout: 1s\n      retries: 3\n");
+                        strbuf_printf(
+                                b, "    depends_on:\n      svc%zu: {condition: service_healthy}\n", i - 1);
+                strbuf_puts(
+                        b,
+                        "    cap_add: [NET_ADMIN]\n    healthcheck:\n      test: [\"CMD\", \"/bin/true\"]\n"
+                        "      interval: 5s\n      timeout: 1s\n      retries: 3\n");
         }
 }
 
 static void gen_drill(struct strbuf *b, size_t n) {
         strbuf_puts(b, "kind: drill\nname: bench\nhypothesis: every service survives\ncontainers:\n");
         for (size_t i = 0; i < n; i += TARGET_EVERY)
-                strbuf_printf(b, "  bench-svc%zu-1:\n    faults:\n      - {fault: net.latency, delay_ms: 100, "
-                                 "jitter_ms: 5, duration: 20s}\n      - {fault: container.pause, duration: 5s}\n",
-                              i);
+                strbuf_printf(
+                        b,
+                        "  bench-svc%zu-1:\n    faults:\n      - {fault: net.latency, delay_ms: 100, "
+                        "jitter_ms: 5, duration: 20s}\n      - {fault: container.pause, duration: 5s}\n",
+                        i);
         strbuf_puts(b, "execution:\n");
         for (size_t i = 0; i < n; i += TARGET_EVERY)
                 strbuf_printf(b, "  - parallel: [bench-svc%zu-1]\n  - wait: 1s\n", i);
-        strbuf_puts(b, "  - check_spec:\n      - {id: up, probe: {type: http, url: \"http://127.0.0.1:20000/\"}}\n"
-                       "success:\n  criteria: [{type: status, source_id: up.status, expected: 200}]\n");
+        strbuf_puts(
+                b,
+                "  - check_spec:\n      - {id: up, probe: {type: http, url: \"http://127.0.0.1:20000/\"}}\n"
+                "success:\n  criteria: [{type: status, source_id: up.status, expected: 200}]\n");
 }
 
 static void write_file(const char *path, const struct strbuf *b) {
@@ -79,7 +90,8 @@ static struct sample run_cli(const char *bin, const char *cmd, const char *drill
                 execl(bin, bin, "prepare", cmd, drill, "-c", compose, (char *)NULL);
                 _exit(127);
         }
-        if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        if (pid < 0 || wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
+            WEXITSTATUS(status) != 0) {
                 fprintf(stderr, "bench: mayhem prepare %s failed (status %d)\n", cmd, status);
                 exit(1);
         }
@@ -92,7 +104,8 @@ static int cmp_double(const void *a, const void *b) {
 }
 
 /* Median time and largest peak RSS over runs. */
-static struct sample measure(const char *bin, const char *cmd, const char *drill, const char *compose, int runs) {
+static struct sample measure(
+        const char *bin, const char *cmd, const char *drill, const char *compose, int runs) {
         double times[64];
         long rss = 0;
         runs = runs > 64 ? 64 : runs;
@@ -161,9 +174,10 @@ static struct row bench_size(const char *bin, const char *dir, size_t n, int run
 }
 
 static void print_row(const struct row *r) {
-        printf("%8zu %9zu %7zu | %9.2f %9.1f | %9.2f %9.1f | %8.2f %8.2f %8.2f\n", r->services, r->services / TARGET_EVERY * 2,
-               r->bytes / 1024, r->validate.ms, (double)r->validate.maxrss_kib / 1024, r->plan.ms,
-               (double)r->plan.maxrss_kib / 1024, r->phase[0], r->phase[1], r->phase[2]);
+        printf("%8zu %9zu %7zu | %9.2f %9.1f | %9.2f %9.1f | %8.2f %8.2f %8.2f\n", r->services,
+               r->services / TARGET_EVERY * 2, r->bytes / 1024, r->validate.ms,
+               (double)r->validate.maxrss_kib / 1024, r->plan.ms, (double)r->plan.maxrss_kib / 1024,
+               r->phase[0], r->phase[1], r->phase[2]);
 }
 
 int main(int argc, char **argv) {
@@ -181,18 +195,19 @@ int main(int argc, char **argv) {
         struct row large = bench_size(argv[1], dir, services, runs);
         rmdir(dir);
 
-        printf("mayhem prepare validate / plan on a generated compose file; median of %d runs, peak RSS of the process\n",
+        printf("mayhem prepare validate / plan on a generated compose file; median of %d runs, peak RSS of "
+               "the process\n",
                runs);
-        printf("%8s %9s %7s | %9s %9s | %9s %9s | %8s %8s %8s\n", "services", "faults", "KiB", "valid ms", "valid MiB",
-               "plan ms", "plan MiB", "compose", "drill", "plan");
+        printf("%8s %9s %7s | %9s %9s | %9s %9s | %8s %8s %8s\n", "services", "faults", "KiB", "valid ms",
+               "valid MiB", "plan ms", "plan MiB", "compose", "drill", "plan");
         print_row(&small);
         print_row(&large);
         printf("ratio %zux services: validate time x%.2f, RSS x%.2f; plan time x%.2f, RSS x%.2f\n",
                services / SMALL_SERVICES, large.validate.ms / small.validate.ms,
-               (double)large.validate.maxrss_kib / (double)small.validate.maxrss_kib, large.plan.ms / small.plan.ms,
-               (double)large.plan.maxrss_kib / (double)small.plan.maxrss_kib);
-        printf("aim for %zu services: under 100 ms and 20 MiB -> validate %s (%.1f ms, %.1f MiB)\n", services,
-               large.validate.ms < 100 && large.validate.maxrss_kib < 20 * 1024 ? "MET" : "MISSED", large.validate.ms,
-               (double)large.validate.maxrss_kib / 1024);
+               (double)large.validate.maxrss_kib / (double)small.validate.maxrss_kib,
+               large.plan.ms / small.plan.ms, (double)large.plan.maxrss_kib / (double)small.plan.maxrss_kib);
+        printf("aim for %zu services: under 100 ms and 20 MiB -> validate %s (%.1f ms, %.1f MiB)\n",
+               services, large.validate.ms < 100 && large.validate.maxrss_kib < 20 * 1024 ? "MET" : "MISSED",
+               large.validate.ms, (double)large.validate.maxrss_kib / 1024);
         return 0;
 }

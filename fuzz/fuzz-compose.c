@@ -55,7 +55,7 @@ static void check_error(const struct mh_error *e) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         struct topology *t = NULL;
-        struct mh_error e = {0};
+        struct mh_error e = { 0 };
 
         if (size > FUZZ_INPUT_MAX)
                 return 0;

@@ -26,7 +26,7 @@ static void check_node(const struct ynode *n, size_t depth, const struct ydoc_li
                 for (size_t i = 0; i < n->n_pairs; i++) {
                         const struct ynode *k = n->pairs[i].key;
                         assert(k && k->kind == YNODE_SCALAR);
-                        assert(k->quoted || strcmp(k->text, "<<") != 0); /* merges are applied */
+                        assert(k->quoted || strcmp(k->text, "<<") != 0);    /* merges are applied */
                         assert(ynode_get(n, k->text) == n->pairs[i].value); /* keys are unique */
                         check_node(n->pairs[i].value, depth + 1, lim);
                 }
@@ -35,8 +35,7 @@ static void check_node(const struct ynode *n, size_t depth, const struct ydoc_li
                 for (size_t i = 0; i < n->n_items; i++)
                         check_node(n->items[i], depth + 1, lim);
                 break;
-        default:
-                assert(!"unknown node kind");
+        default: assert(!"unknown node kind");
         }
 }
 

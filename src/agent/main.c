@@ -9,10 +9,11 @@
  * says so instead of pretending to serve. */
 
 static void usage(FILE *f) {
-        fprintf(f, "Usage: mayhem-agent [--version] [--help] serve [--roles ROLES]\n"
-                   "\n"
-                   "The agent runs faults for the mayhem controller, speaking newline-delimited JSON-RPC 2.0\n"
-                   "on stdin/stdout. It never listens on a socket.\n");
+        fprintf(f,
+                "Usage: mayhem-agent [--version] [--help] serve [--roles ROLES]\n"
+                "\n"
+                "The agent runs faults for the mayhem controller, speaking newline-delimited JSON-RPC 2.0\n"
+                "on stdin/stdout. It never listens on a socket.\n");
 }
 
 int main(int argc, char **argv) {
@@ -29,8 +30,10 @@ int main(int argc, char **argv) {
                 return 0;
         }
         if (strcmp(argv[1], "serve") == 0) {
-                fprintf(stderr, "error: [agent_error] mayhem-agent %s cannot serve yet: the JSON-RPC service is "
-                                "not implemented in this version\n", MAYHEM_VERSION);
+                fprintf(stderr,
+                        "error: [agent_error] mayhem-agent %s cannot serve yet: the JSON-RPC service is "
+                        "not implemented in this version\n",
+                        MAYHEM_VERSION);
                 return MH_EXIT_AGENT_ERROR;
         }
         fprintf(stderr, "error: [usage] unknown command '%s' (see 'mayhem-agent --help')\n", argv[1]);

@@ -10,8 +10,8 @@ struct arena_chunk;
 
 struct arena {
         struct arena_chunk *head;
-        size_t used;      /* bytes handed out, for accounting */
-        size_t limit;     /* 0 = unlimited; allocations past it fail */
+        size_t used;  /* bytes handed out, for accounting */
+        size_t limit; /* 0 = unlimited; allocations past it fail */
 };
 
 void arena_init(struct arena *a, size_t limit);

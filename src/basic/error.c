@@ -10,8 +10,8 @@ static void copy_bounded(char *dst, size_t size, const char *src) {
         dst[n] = '\0';
 }
 
-_printf_(5, 0) static int fill(struct mh_error *e, int code, enum mh_exit exit, const char *id, const char *fmt,
-                               va_list ap) {
+_printf_(5, 0) static int fill(
+        struct mh_error *e, int code, enum mh_exit exit, const char *id, const char *fmt, va_list ap) {
         if (code >= 0)
                 code = -EINVAL;
         if (!e)

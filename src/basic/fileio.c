@@ -8,7 +8,8 @@
 
 #include "strbuf.h"
 
-int read_file_bounded(const char *path, size_t max, char **ret_data, size_t *ret_len, struct mh_error *reterr) {
+int read_file_bounded(
+        const char *path, size_t max, char **ret_data, size_t *ret_len, struct mh_error *reterr) {
         _cleanup_close_ int fd = -EBADF;
         struct strbuf b = STRBUF_INIT(max);
         struct stat st;
@@ -19,16 +20,19 @@ int read_file_bounded(const char *path, size_t max, char **ret_data, size_t *ret
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0) {
                 r = negative_errno();
-                return mh_error_set(reterr, r, MH_EXIT_VALIDATION_ERROR, "validation", "%s: cannot open: %s", path,
-                                    strerror(-r));
+                return mh_error_set(
+                        reterr, r, MH_EXIT_VALIDATION_ERROR, "validation", "%s: cannot open: %s", path,
+                        strerror(-r));
         }
         if (fstat(fd, &st) < 0) {
                 r = negative_errno();
-                return mh_error_set(reterr, r, MH_EXIT_VALIDATION_ERROR, "validation", "%s: %s", path, strerror(-r));
+                return mh_error_set(
+                        reterr, r, MH_EXIT_VALIDATION_ERROR, "validation", "%s: %s", path, strerror(-r));
         }
         if (S_ISDIR(st.st_mode))
-                return mh_error_set(reterr, -EISDIR, MH_EXIT_VALIDATION_ERROR, "validation",
-                                    "%s: is a directory, expected a file", path);
+                return mh_error_set(
+                        reterr, -EISDIR, MH_EXIT_VALIDATION_ERROR, "validation",
+                        "%s: is a directory, expected a file", path);
         for (;;) {
                 ssize_t n = read(fd, chunk, sizeof(chunk));
                 if (n < 0 && errno == EINTR)
@@ -36,8 +40,9 @@ int read_file_bounded(const char *path, size_t max, char **ret_data, size_t *ret
                 if (n < 0) {
                         r = negative_errno();
                         strbuf_done(&b);
-                        return mh_error_set(reterr, r, MH_EXIT_VALIDATION_ERROR, "validation", "%s: read: %s", path,
-                                            strerror(-r));
+                        return mh_error_set(
+                                reterr, r, MH_EXIT_VALIDATION_ERROR, "validation", "%s: read: %s", path,
+                                strerror(-r));
                 }
                 if (n == 0)
                         break;
@@ -45,9 +50,11 @@ int read_file_bounded(const char *path, size_t max, char **ret_data, size_t *ret
                 if (r < 0) {
                         strbuf_done(&b);
                         if (r == -E2BIG)
-                                return mh_error_set(reterr, -EFBIG, MH_EXIT_VALIDATION_ERROR, "validation",
-                                                    "%s: larger than the %zu byte limit", path, max);
-                        return mh_error_set(reterr, r, MH_EXIT_GENERAL_FAILURE, "oom", "%s: out of memory", path);
+                                return mh_error_set(
+                                        reterr, -EFBIG, MH_EXIT_VALIDATION_ERROR, "validation",
+                                        "%s: larger than the %zu byte limit", path, max);
+                        return mh_error_set(
+                                reterr, r, MH_EXIT_GENERAL_FAILURE, "oom", "%s: out of memory", path);
                 }
         }
         *ret_len = b.len;

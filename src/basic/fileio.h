@@ -7,4 +7,5 @@
 /* Reads a whole regular file of at most max (> 0) bytes into a NUL-terminated
  * malloc()ed buffer. Errors name the path: -ENOENT, -EFBIG (over max),
  * -EISDIR, ... with exit class VALIDATION (a missing drill is a bad input). */
-int read_file_bounded(const char *path, size_t max, char **ret_data, size_t *ret_len, struct mh_error *reterr);
+int read_file_bounded(
+        const char *path, size_t max, char **ret_data, size_t *ret_len, struct mh_error *reterr);

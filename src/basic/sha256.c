@@ -21,8 +21,8 @@ static void compress(uint32_t s[8], const uint8_t b[64]) {
         uint32_t w[64], a = s[0], bb = s[1], c = s[2], d = s[3], e = s[4], f = s[5], g = s[6], h = s[7];
 
         for (int i = 0; i < 16; i++)
-                w[i] = (uint32_t)b[4 * i] << 24 | (uint32_t)b[4 * i + 1] << 16 | (uint32_t)b[4 * i + 2] << 8 |
-                       (uint32_t)b[4 * i + 3];
+                w[i] = (uint32_t)b[4 * i] << 24 | (uint32_t)b[4 * i + 1] << 16 |
+                       (uint32_t)b[4 * i + 2] << 8 | (uint32_t)b[4 * i + 3];
         for (int i = 16; i < 64; i++) {
                 uint32_t s0 = ror(w[i - 15], 7) ^ ror(w[i - 15], 18) ^ (w[i - 15] >> 3);
                 uint32_t s1 = ror(w[i - 2], 17) ^ ror(w[i - 2], 19) ^ (w[i - 2] >> 10);
@@ -52,7 +52,8 @@ static void compress(uint32_t s[8], const uint8_t b[64]) {
 
 void sha256_init(struct sha256_ctx *c) {
         static const uint32_t iv[8] = {
-                0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
+                0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
+                0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19,
         };
         memcpy(c->state, iv, sizeof(iv));
         c->bytes = 0;

@@ -17,12 +17,13 @@ static inline int string_table_lookup(const char *const *table, size_t n, const 
         return -EINVAL;
 }
 
-#define DEFINE_STRING_TABLE_LOOKUP(name, type)                                                             \
-        const char *name##_to_string(type i) {                                                             \
-                if ((size_t)i >= sizeof(name##_table) / sizeof(name##_table[0]))                           \
-                        return NULL;                                                                       \
-                return name##_table[i];                                                                    \
-        }                                                                                                  \
-        int name##_from_string(const char *s) {                                                            \
-                return string_table_lookup(name##_table, sizeof(name##_table) / sizeof(name##_table[0]), s); \
+#define DEFINE_STRING_TABLE_LOOKUP(name, type)                                                              \
+        const char *name##_to_string(type i) {                                                              \
+                if ((size_t)i >= sizeof(name##_table) / sizeof(name##_table[0]))                            \
+                        return NULL;                                                                        \
+                return name##_table[i];                                                                     \
+        }                                                                                                   \
+        int name##_from_string(const char *s) {                                                             \
+                return string_table_lookup(                                                                 \
+                        name##_table, sizeof(name##_table) / sizeof(name##_table[0]), s);                   \
         }

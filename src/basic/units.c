@@ -26,8 +26,8 @@ static size_t number_length(const char *s) {
         return n;
 }
 
-static int parse_with_units(const char *s, const struct unit *units, size_t n_units, uint64_t bare_mult,
-                            uint64_t *ret) {
+static int parse_with_units(
+        const char *s, const struct unit *units, size_t n_units, uint64_t bare_mult, uint64_t *ret) {
         if (!s || !*s)
                 return -EINVAL;
         size_t len = number_length(s);
@@ -67,10 +67,18 @@ int parse_duration_ms(const char *s, int64_t *ret_ms) {
 #define KIB 1024ull
 static const struct unit byte_units[] = {
         { "b", 1 },
-        { "k", KIB }, { "kb", KIB }, { "kib", KIB },
-        { "m", KIB * KIB }, { "mb", KIB * KIB }, { "mib", KIB * KIB },
-        { "g", KIB * KIB * KIB }, { "gb", KIB * KIB * KIB }, { "gib", KIB * KIB * KIB },
-        { "t", KIB * KIB * KIB * KIB }, { "tb", KIB * KIB * KIB * KIB }, { "tib", KIB * KIB * KIB * KIB },
+        { "k", KIB },
+        { "kb", KIB },
+        { "kib", KIB },
+        { "m", KIB *KIB },
+        { "mb", KIB *KIB },
+        { "mib", KIB *KIB },
+        { "g", KIB *KIB *KIB },
+        { "gb", KIB *KIB *KIB },
+        { "gib", KIB *KIB *KIB },
+        { "t", KIB *KIB *KIB *KIB },
+        { "tb", KIB *KIB *KIB *KIB },
+        { "tib", KIB *KIB *KIB *KIB },
 };
 
 int parse_bytes(const char *s, uint64_t *ret) {
@@ -79,12 +87,23 @@ int parse_bytes(const char *s, uint64_t *ret) {
 
 static const struct unit rate_units[] = {
         { "bit", 1 },
-        { "kbit", 1000ull }, { "mbit", 1000000ull }, { "gbit", 1000000000ull }, { "tbit", 1000000000000ull },
-        { "kibit", KIB }, { "mibit", KIB * KIB }, { "gibit", KIB * KIB * KIB }, { "tibit", KIB * KIB * KIB * KIB },
+        { "kbit", 1000ull },
+        { "mbit", 1000000ull },
+        { "gbit", 1000000000ull },
+        { "tbit", 1000000000000ull },
+        { "kibit", KIB },
+        { "mibit", KIB *KIB },
+        { "gibit", KIB *KIB *KIB },
+        { "tibit", KIB *KIB *KIB *KIB },
         { "bps", 8 },
-        { "kbps", 8000ull }, { "mbps", 8000000ull }, { "gbps", 8000000000ull }, { "tbps", 8000000000000ull },
-        { "kibps", 8 * KIB }, { "mibps", 8 * KIB * KIB }, { "gibps", 8 * KIB * KIB * KIB },
-        { "tibps", 8 * KIB * KIB * KIB * KIB },
+        { "kbps", 8000ull },
+        { "mbps", 8000000ull },
+        { "gbps", 8000000000ull },
+        { "tbps", 8000000000000ull },
+        { "kibps", 8 * KIB },
+        { "mibps", 8 * KIB *KIB },
+        { "gibps", 8 * KIB *KIB *KIB },
+        { "tibps", 8 * KIB *KIB *KIB *KIB },
 };
 
 int parse_rate_bps(const char *s, uint64_t *ret) {
@@ -109,8 +128,13 @@ int parse_percent(const char *s, double *ret) {
 }
 
 static const struct unit go_units[] = {
-        { "ns", 1 }, { "us", 1000 }, { "µs", 1000 }, { "ms", 1000000 },
-        { "s", 1000000000ull }, { "m", 60000000000ull }, { "h", 3600000000000ull },
+        { "ns", 1 },
+        { "us", 1000 },
+        { "µs", 1000 },
+        { "ms", 1000000 },
+        { "s", 1000000000ull },
+        { "m", 60000000000ull },
+        { "h", 3600000000000ull },
 };
 
 static size_t unit_length(const char *s) {
@@ -135,7 +159,8 @@ int parse_go_duration_ms(const char *s, int64_t *ret_ms) {
                 if (nlen == 0 || ulen == 0)
                         return -EINVAL;
                 for (size_t i = 0; i < ELEMENTSOF(go_units); i++)
-                        if (strlen(go_units[i].suffix) == ulen && strncmp(s + nlen, go_units[i].suffix, ulen) == 0)
+                        if (strlen(go_units[i].suffix) == ulen &&
+                            strncmp(s + nlen, go_units[i].suffix, ulen) == 0)
                                 mult = go_units[i].mult;
                 if (mult == 0)
                         return -EINVAL;
@@ -155,7 +180,10 @@ int parse_go_duration_ms(const char *s, int64_t *ret_ms) {
 
 void format_duration_ms(char *buf, size_t size, int64_t ms) {
         static const struct unit order[] = {
-                { "d", 86400000 }, { "h", 3600000 }, { "m", 60000 }, { "s", 1000 },
+                { "d", 86400000 },
+                { "h", 3600000 },
+                { "m", 60000 },
+                { "s", 1000 },
         };
         for (size_t i = 0; i < ELEMENTSOF(order); i++)
                 if (ms != 0 && ms % (int64_t)order[i].mult == 0) {
@@ -165,8 +193,8 @@ void format_duration_ms(char *buf, size_t size, int64_t ms) {
         snprintf(buf, size, "%" PRId64 "ms", ms);
 }
 
-static void format_scaled(char *buf, size_t size, uint64_t v, const struct unit *order, size_t n,
-                          const char *base) {
+static void format_scaled(
+        char *buf, size_t size, uint64_t v, const struct unit *order, size_t n, const char *base) {
         for (size_t i = 0; i < n; i++)
                 if (v != 0 && v % order[i].mult == 0) {
                         snprintf(buf, size, "%" PRIu64 "%s", v / order[i].mult, order[i].suffix);
@@ -177,14 +205,20 @@ static void format_scaled(char *buf, size_t size, uint64_t v, const struct unit 
 
 void format_bytes(char *buf, size_t size, uint64_t bytes) {
         static const struct unit order[] = {
-                { "T", KIB * KIB * KIB * KIB }, { "G", KIB * KIB * KIB }, { "M", KIB * KIB }, { "k", KIB },
+                { "T", KIB * KIB * KIB * KIB },
+                { "G", KIB * KIB * KIB },
+                { "M", KIB * KIB },
+                { "k", KIB },
         };
         format_scaled(buf, size, bytes, order, ELEMENTSOF(order), "");
 }
 
 void format_rate_bps(char *buf, size_t size, uint64_t bps) {
         static const struct unit order[] = {
-                { "tbit", 1000000000000ull }, { "gbit", 1000000000ull }, { "mbit", 1000000ull }, { "kbit", 1000ull },
+                { "tbit", 1000000000000ull },
+                { "gbit", 1000000000ull },
+                { "mbit", 1000000ull },
+                { "kbit", 1000ull },
         };
         format_scaled(buf, size, bps, order, ELEMENTSOF(order), "bit");
 }

@@ -29,11 +29,12 @@ static const char *const slow_query_mode_choices[] = { "latency", "timeout", NUL
 #define GIB (UINT64_C(1) << 30)
 #define TIB (UINT64_C(1) << 40)
 
-#define P_DIRECTION P_ENUM("direction", "egress", direction_choices, "which traffic: egress, ingress or both")
-#define P_PROTOCOL  P_ENUM("protocol", "tcp", protocol_choices, "transport protocol: tcp or udp")
-#define P_PORT(d)   P_INT("port", d, 1, 65535, "destination port")
-#define P_PORT_REQ  P_INT_REQ("port", 1, 65535, "destination port")
-#define P_DOMAIN    P_STR_OPT("domain", "name (and its subdomains) to affect; every name when absent")
+#define P_DIRECTION                                                                                         \
+        P_ENUM("direction", "egress", direction_choices, "which traffic: egress, ingress or both")
+#define P_PROTOCOL           P_ENUM("protocol", "tcp", protocol_choices, "transport protocol: tcp or udp")
+#define P_PORT(d)            P_INT("port", d, 1, 65535, "destination port")
+#define P_PORT_REQ           P_INT_REQ("port", 1, 65535, "destination port")
+#define P_DOMAIN             P_STR_OPT("domain", "name (and its subdomains) to affect; every name when absent")
 #define P_PROBABILITY(d, lo) P_PCT("probability", d, lo, 100, "share of requests affected, percent")
 
 /* The sentences every fault of one mechanism shares. */
@@ -49,7 +50,7 @@ static const char *const slow_query_mode_choices[] = { "latency", "timeout", NUL
 #define DNS_VERIFY     "no nftables table or responder of ours remains in the target's netns"
 
 /* Catalog-only: refused at plan time, before anything is touched. */
-#define REFUSED(why, alt)                                                                                  \
+#define REFUSED(why, alt)                                                                                   \
         .mechanism = MECHANISM_NONE, .refusal = "not implemented in this version: " why, .alternative = alt
 
 const struct fault_def catalog_faults[] = {
@@ -78,7 +79,8 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NONE,
                 PARAMS(P_INT_REQ("offset_ms", -86400000, 86400000, "signed clock step in milliseconds")),
-                .effect = "the target's own kernel clock is stepped by offset_ms; the planner refuses the fault "
+                .effect = "the target's own kernel clock is stepped by offset_ms; the planner refuses the "
+                          "fault "
                           "when the target shares the host kernel, so the host clock is never moved",
                 .undo = "step the target's clock back by offset_ms",
                 .verify = "the target's clock agrees with the controller's within the probe's tolerance",
@@ -92,8 +94,10 @@ const struct fault_def catalog_faults[] = {
                 .needs = NEED_ENGINE,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_ENGINE,
-                PARAMS(P_ENUM("signal", "SIGKILL", signal_choices, "signal the engine delivers to the container")),
-                .effect = "the Engine API kill delivers signal to the container's init process and the container "
+                PARAMS(P_ENUM(
+                        "signal", "SIGKILL", signal_choices, "signal the engine delivers to the container")),
+                .effect = "the Engine API kill delivers signal to the container's init process and the "
+                          "container "
                           "exits",
                 .undo = "Engine API start of the container",
                 .verify = "the engine reports the container running",
@@ -120,7 +124,8 @@ const struct fault_def catalog_faults[] = {
                 .needs = NEED_ENGINE,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_ENGINE,
-                .effect = "the Engine API restarts the container: its processes stop, start again, and drop every "
+                .effect = "the Engine API restarts the container: its processes stop, start again, and drop "
+                          "every "
                           "open connection",
                 .undo = "Engine API start of the container if it is not running after the restart",
                 .verify = "the engine reports the container running",
@@ -146,7 +151,8 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_PAYLOAD,
                 PARAMS(P_PCT("percent", 80, 1, 100, "share of the target's CPU allowance to keep busy")),
-                .effect = "burner threads forked into the target's cgroup and namespaces keep percent of its CPU "
+                .effect = "burner threads forked into the target's cgroup and namespaces keep percent of "
+                          "its CPU "
                           "allowance busy",
                 .undo = PAYLOAD_UNDO,
                 .verify = PAYLOAD_VERIFY,
@@ -160,8 +166,10 @@ const struct fault_def catalog_faults[] = {
                 .needs = NEED_ENGINE | NEED_CGROUP,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_CGROUP,
-                PARAMS(P_PCT("percent", 50, 1, 100, "CPU quota as a share of the target's current allowance")),
-                .effect = "the target's CPU quota is cut to percent of its allowance (Engine API update of the "
+                PARAMS(P_PCT(
+                        "percent", 50, 1, 100, "CPU quota as a share of the target's current allowance")),
+                .effect = "the target's CPU quota is cut to percent of its allowance (Engine API update of "
+                          "the "
                           "CPU limit, or cpu.max / cpu.cfs_quota_us in its cgroup)",
                 .undo = "write back the quota read and journalled before the fault, not a default",
                 .verify = "the engine's CPU limit or the cgroup quota equals the journalled previous value",
@@ -179,9 +187,9 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_PAYLOAD,
                 PARAMS(P_INT("connections", 32, 1, 256, "idle connections to hold open"),
-                       P_STR_OPT("host", "database host; the target itself when absent"),
-                       P_PORT(3306)),
-                .effect = "a socket holder forked into the target's netns opens connections idle TCP connections "
+                       P_STR_OPT("host", "database host; the target itself when absent"), P_PORT(3306)),
+                .effect = "a socket holder forked into the target's netns opens connections idle TCP "
+                          "connections "
                           "to host:port and keeps them, using up the server's connection slots",
                 .undo = "SIGKILL the holder through its pidfd; the kernel closes its sockets",
                 .verify = "the holder is gone and sock_diag shows no connection of ours to host:port",
@@ -196,12 +204,16 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NFT,
                 PARAMS(P_PROBABILITY(100, 1),
-                       P_ENUM("error", "deadlock", db_error_choices, "database error the drill expects to see"),
-                       P_INT("timeout_ms", 5000, 100, 120000, "client timeout the drill expects, milliseconds"),
+                       P_ENUM("error", "deadlock", db_error_choices,
+                              "database error the drill expects to see"),
+                       P_INT("timeout_ms", 5000, 100, 120000,
+                             "client timeout the drill expects, milliseconds"),
                        P_PORT(3306)),
-                .effect = "an nftables numgen rule in an owner table resets probability of the connections to "
-                          "port, so queries fail with a connection error (error and timeout_ms are recorded, the "
-                          "wire carries no SQL error code)",
+                .effect =
+                        "an nftables numgen rule in an owner table resets probability of the connections to "
+                        "port, so queries fail with a connection error (error and timeout_ms are recorded, "
+                        "the "
+                        "wire carries no SQL error code)",
                 .undo = NFT_UNDO,
                 .verify = NFT_VERIFY,
         },
@@ -215,7 +227,9 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NET_SHAPE,
                 PARAMS(P_PORT(3306),
-                       P_MS_ALIAS("delay_ms", 1000, 1, 60000, "seconds", "added delay per packet, milliseconds"),
+                       P_MS_ALIAS(
+                               "delay_ms", 1000, 1, 60000, "seconds",
+                               "added delay per packet, milliseconds"),
                        P_ENUM("mode", "latency", slow_query_mode_choices,
                               "latency: answers arrive late; timeout: held past the client timeout")),
                 .effect = "traffic on the database port is delayed delay_ms (mode timeout: held past the "
@@ -233,8 +247,9 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NFT,
                 PARAMS(P_PORT_REQ, P_PROTOCOL),
-                .effect = "an nftables owner table drops protocol traffic to port, so connects hang until the "
-                          "client times out",
+                .effect =
+                        "an nftables owner table drops protocol traffic to port, so connects hang until the "
+                        "client times out",
                 .undo = NFT_UNDO,
                 .verify = NFT_VERIFY,
         },
@@ -260,7 +275,8 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NFT,
                 PARAMS(P_PORT(80), P_PROTOCOL),
-                .effect = "an nftables owner table rejects traffic to port (TCP reset, ICMP port unreachable for "
+                .effect = "an nftables owner table rejects traffic to port (TCP reset, ICMP port "
+                          "unreachable for "
                           "UDP), so clients see connection refused",
                 .undo = NFT_UNDO,
                 .verify = NFT_VERIFY,
@@ -274,12 +290,13 @@ const struct fault_def catalog_faults[] = {
                 .needs = NEED_NET_ADMIN,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NFT,
-                PARAMS(P_PORT_REQ,
-                       P_DUR("interval", 10000, 100, 300000, "length of one on/off period"),
-                       P_PCT("failure_probability", 50, 0, 100, "share of periods in which traffic is dropped"),
+                PARAMS(P_PORT_REQ, P_DUR("interval", 10000, 100, 300000, "length of one on/off period"),
+                       P_PCT("failure_probability", 50, 0, 100,
+                             "share of periods in which traffic is dropped"),
                        P_PROTOCOL),
-                .effect = "a drop rule for protocol traffic to port in an nftables owner table is switched on "
-                          "for failure_probability of the intervals and off for the rest",
+                .effect =
+                        "a drop rule for protocol traffic to port in an nftables owner table is switched on "
+                        "for failure_probability of the intervals and off for the rest",
                 .undo = NFT_UNDO,
                 .verify = NFT_VERIFY,
         },
@@ -305,10 +322,10 @@ const struct fault_def catalog_faults[] = {
                 .mechanism = MECHANISM_PROXY,
                 PARAMS(P_INT_REQ("rate", 1, 1000, "requests per second let through"),
                        P_INT("burst", 200, 1, 1000, "token bucket size, requests"),
-                       P_INT("code", 429, 100, 599, "HTTP status for requests over the limit"),
-                       P_PORT(80)),
-                .effect = "an nftables redirect sends port through our transparent proxy, whose token bucket "
-                          "(rate per second, burst) lets requests through and answers the rest with code",
+                       P_INT("code", 429, 100, 599, "HTTP status for requests over the limit"), P_PORT(80)),
+                .effect =
+                        "an nftables redirect sends port through our transparent proxy, whose token bucket "
+                        "(rate per second, burst) lets requests through and answers the rest with code",
                 .undo = PROXY_UNDO,
                 .verify = PROXY_VERIFY,
         },
@@ -333,11 +350,11 @@ const struct fault_def catalog_faults[] = {
                 .needs = NEED_NET_ADMIN,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NET_SHAPE,
-                PARAMS(P_PORT_REQ,
-                       P_INT("delay_ms", 500, 1, 30000, "added delay per packet, milliseconds"),
+                PARAMS(P_PORT_REQ, P_INT("delay_ms", 500, 1, 30000, "added delay per packet, milliseconds"),
                        P_PROTOCOL),
-                .effect = "protocol traffic to port is held delay_ms (netem on a port filter, or the NFQUEUE "
-                          "shaper), so the dependency answers late",
+                .effect =
+                        "protocol traffic to port is held delay_ms (netem on a port filter, or the NFQUEUE "
+                        "shaper), so the dependency answers late",
                 .undo = QDISC_UNDO,
                 .verify = NET_VERIFY,
         },
@@ -351,7 +368,8 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_DNS,
                 PARAMS(P_DOMAIN),
-                .effect = "an nftables redirect of port 53 sends the target's queries to our DNS responder in its "
+                .effect = "an nftables redirect of port 53 sends the target's queries to our DNS responder "
+                          "in its "
                           "netns, which answers NXDOMAIN for domain and forwards other names",
                 .undo = DNS_UNDO,
                 .verify = DNS_VERIFY,
@@ -365,9 +383,11 @@ const struct fault_def catalog_faults[] = {
                 .needs = NEED_NET_ADMIN,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_DNS,
-                PARAMS(P_DOMAIN,
-                       P_MS_ALIAS("delay_ms", 1000, 1, 30000, "seconds", "added resolution delay, milliseconds")),
-                .effect = "our DNS responder in the target's netns (nftables redirect of port 53) forwards queries "
+                PARAMS(P_DOMAIN, P_MS_ALIAS(
+                                         "delay_ms", 1000, 1, 30000, "seconds",
+                                         "added resolution delay, milliseconds")),
+                .effect = "our DNS responder in the target's netns (nftables redirect of port 53) forwards "
+                          "queries "
                           "for domain to the original resolver and returns the answer delay_ms late",
                 .undo = DNS_UNDO,
                 .verify = DNS_VERIFY,
@@ -397,7 +417,8 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_DNS,
                 PARAMS(P_DOMAIN, P_PROBABILITY(80, 1)),
-                .effect = "our DNS responder in the target's netns (nftables redirect of port 53) never answers "
+                .effect = "our DNS responder in the target's netns (nftables redirect of port 53) never "
+                          "answers "
                           "probability of the queries for domain, so the resolver times out",
                 .undo = DNS_UNDO,
                 .verify = DNS_VERIFY,
@@ -412,7 +433,8 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_PAYLOAD,
                 PARAMS(P_INT("limit", 64, 1, 1048576, "descriptors to hold open"),
-                       P_ENUM("mode", "exhaust", fd_mode_choices, "exhaust: open all at once; leak: a few at a time")),
+                       P_ENUM("mode", "exhaust", fd_mode_choices,
+                              "exhaust: open all at once; leak: a few at a time")),
                 .effect = "a descriptor holder forked into the target's namespaces and cgroup opens limit "
                           "descriptors (at once, or gradually in mode leak) and keeps them open",
                 .undo = "SIGKILL the holder through its pidfd; the kernel closes its descriptors",
@@ -426,7 +448,8 @@ const struct fault_def catalog_faults[] = {
                 .node_kinds = NK_PROC | NK_CTR | NK_SVC,
                 .needs = NEED_FS,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
-                REFUSED("needs a journalled backup of the overwritten byte range in the target's mount namespace",
+                REFUSED("needs a journalled backup of the overwritten byte range in the target's mount "
+                        "namespace",
                         "use fs.read_only to make the path fail writes instead"),
         },
         {
@@ -440,8 +463,9 @@ const struct fault_def catalog_faults[] = {
                 .mechanism = MECHANISM_PAYLOAD,
                 PARAMS(P_PCT("percent", 45, 1, 99, "share of the free space to fill"),
                        P_STR("path", "/tmp", "directory in the target's filesystem to fill")),
-                .effect = "a payload in the target's mount namespace writes files under path until percent of "
-                          "the free space (at most 1 GiB) is used",
+                .effect =
+                        "a payload in the target's mount namespace writes files under path until percent of "
+                        "the free space (at most 1 GiB) is used",
                 .undo = "unlink the files we created, whose names are journalled",
                 .verify = "none of our files remain under path in the target's mount namespace",
         },
@@ -455,7 +479,8 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_PAYLOAD,
                 PARAMS(P_PCT("percent", 50, 1, 99, "share of the free inodes to use"),
-                       P_STR("path", "/tmp", "directory in the target's filesystem to fill with empty files")),
+                       P_STR("path", "/tmp",
+                             "directory in the target's filesystem to fill with empty files")),
                 .effect = "a payload in the target's mount namespace creates empty files under path until "
                           "percent of the free inodes (at most 200000) are used",
                 .undo = "remove our directory of empty files under path",
@@ -476,8 +501,11 @@ const struct fault_def catalog_faults[] = {
                        P_INT_OPT("write_mb_s", 1, 512, "write pace per worker, MiB/s; unpaced when absent"),
                        P_BYTES("block_size", 64 * KIB, 4 * KIB, 16 * MIB, "size of one read or write"),
                        P_ENUM("op", "both", io_op_choices, "read, write or both"),
-                       P_DUR_OPT("seconds", 1000, 120000, "how long the workers run; the fault's duration when absent")),
-                .effect = "workers paced read/write workers forked into the target's mount namespace and cgroup "
+                       P_DUR_OPT(
+                               "seconds", 1000, 120000,
+                               "how long the workers run; the fault's duration when absent")),
+                .effect = "workers paced read/write workers forked into the target's mount namespace and "
+                          "cgroup "
                           "move io_bytes in block_size blocks at up to read_mb_s / write_mb_s",
                 .undo = "SIGKILL the workers through their pidfds and unlink their scratch files",
                 .verify = "no worker pid remains in the target's cgroup.procs and no scratch file remains",
@@ -514,8 +542,9 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_MOUNT,
                 PARAMS(P_STR("path", "/", "path whose mount is made read-only")),
-                .effect = "the mount holding path in the target's mount namespace is remounted read-only, so "
-                          "writes fail with EROFS",
+                .effect =
+                        "the mount holding path in the target's mount namespace is remounted read-only, so "
+                        "writes fail with EROFS",
                 .undo = "remount it in the target's mount namespace with the flags read before the fault",
                 .verify = "the target's /proc/PID/mountinfo shows the mount with its journalled flags",
         },
@@ -540,8 +569,11 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_PAYLOAD,
                 PARAMS(P_DUR("seconds", 8000, 1000, 180000, "how long to send malformed requests"),
-                       P_INT_OPT("port", 1, 65535, "service port; the service's published HTTP port when absent")),
-                .effect = "a payload sends malformed HTTP (bad framing, oversized headers, truncated bodies) to "
+                       P_INT_OPT(
+                               "port", 1, 65535,
+                               "service port; the service's published HTTP port when absent")),
+                .effect = "a payload sends malformed HTTP (bad framing, oversized headers, truncated "
+                          "bodies) to "
                           "the service port for seconds",
                 .undo = "SIGKILL the payload through its pidfd; the kernel closes its connections",
                 .verify = "the payload is gone and the service answers a well-formed request",
@@ -559,9 +591,9 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_PROXY,
                 PARAMS(P_INT("status", 500, 100, 599, "HTTP status of the canned answer"),
-                       P_PROBABILITY(100, 0),
-                       P_PORT(80)),
-                .effect = "an nftables redirect sends port through our transparent proxy in the target's netns, "
+                       P_PROBABILITY(100, 0), P_PORT(80)),
+                .effect = "an nftables redirect sends port through our transparent proxy in the target's "
+                          "netns, "
                           "which answers probability of the requests with a canned status response",
                 .undo = PROXY_UNDO,
                 .verify = PROXY_VERIFY,
@@ -587,9 +619,9 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_PROXY,
                 PARAMS(P_INT("delay_ms", 100, 1, 30000, "added delay per request, milliseconds"),
-                       P_PROBABILITY(100, 1),
-                       P_PORT(80)),
-                .effect = "an nftables redirect sends port through our transparent proxy in the target's netns, "
+                       P_PROBABILITY(100, 1), P_PORT(80)),
+                .effect = "an nftables redirect sends port through our transparent proxy in the target's "
+                          "netns, "
                           "which holds probability of the requests delay_ms before forwarding them",
                 .undo = PROXY_UNDO,
                 .verify = PROXY_VERIFY,
@@ -638,7 +670,8 @@ const struct fault_def catalog_faults[] = {
                 .mechanism = MECHANISM_LOADGEN,
                 PARAMS(P_DUR("seconds", 8000, 1000, 900000, "how long the spike lasts"),
                        P_INT("rps", 60, 1, 100000, "requests per second")),
-                .effect = "the built-in HTTP load generator, forked into the target's netns, sends rps requests "
+                .effect = "the built-in HTTP load generator, forked into the target's netns, sends rps "
+                          "requests "
                           "per second to the service for seconds",
                 .undo = "SIGKILL the generator through its pidfd if it has not finished",
                 .verify = "the generator is gone and holds no connection to the target",
@@ -655,8 +688,9 @@ const struct fault_def catalog_faults[] = {
                 PARAMS(P_PCT("percent", 60, 1, 99, "share of the memory limit to allocate"),
                        P_BYTES_OPT("amount", MIB, TIB, "bytes to allocate; overrides percent"),
                        P_ENUM("mode", "allocate", mem_mode_choices, "how memory is taken: allocate")),
-                .effect = "a balloon forked into the target's memory cgroup allocates and touches amount (or "
-                          "percent of the limit), capped below memory.max so the target is not OOM-killed",
+                .effect =
+                        "a balloon forked into the target's memory cgroup allocates and touches amount (or "
+                        "percent of the limit), capped below memory.max so the target is not OOM-killed",
                 .undo = "SIGKILL the balloon through its pidfd; the kernel frees its pages",
                 .verify = PAYLOAD_VERIFY,
         },
@@ -668,7 +702,8 @@ const struct fault_def catalog_faults[] = {
                 .node_kinds = NK_CTR | NK_PROC,
                 .needs = NEED_ENGINE | NEED_CGROUP,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
-                REFUSED("needs memory.high pinning in the target's cgroup with the previous value journalled",
+                REFUSED("needs memory.high pinning in the target's cgroup with the previous value "
+                        "journalled",
                         "use mem.exhaust with a high percent, or container.pause"),
         },
         {
@@ -681,7 +716,8 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_PAYLOAD,
                 PARAMS(P_INT("rate_mb", 8, 1, 512, "MiB allocated per second")),
-                .effect = "a payload forked into the target's memory cgroup allocates and touches rate_mb MiB more "
+                .effect = "a payload forked into the target's memory cgroup allocates and touches rate_mb "
+                          "MiB more "
                           "every second, stopping below memory.max",
                 .undo = "SIGKILL the payload through its pidfd; the kernel frees its pages",
                 .verify = PAYLOAD_VERIFY,
@@ -707,9 +743,9 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_TBF,
                 PARAMS(P_RATE_REQ("rate", 8, 100e9, "bandwidth cap, e.g. 10mbit"),
-                       P_BYTES("burst", 10 * KIB, KIB, 64 * MIB, "tbf bucket size"),
-                       P_DIRECTION),
-                .effect = "a tbf qdisc on the target's interface (ingress through an IFB device) caps its traffic "
+                       P_BYTES("burst", 10 * KIB, KIB, 64 * MIB, "tbf bucket size"), P_DIRECTION),
+                .effect = "a tbf qdisc on the target's interface (ingress through an IFB device) caps its "
+                          "traffic "
                           "at rate with a burst-byte bucket",
                 .undo = "delete our tbf qdisc and IFB device",
                 .verify = NET_VERIFY,
@@ -748,7 +784,8 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NFT,
                 PARAMS(P_PORT(80), P_PROTOCOL),
-                .effect = "an nftables owner table in the target's netns rejects connections to port (TCP reset, "
+                .effect = "an nftables owner table in the target's netns rejects connections to port (TCP "
+                          "reset, "
                           "ICMP port unreachable for UDP), so clients see connection refused",
                 .undo = NFT_UNDO,
                 .verify = NFT_VERIFY,
@@ -781,7 +818,8 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NET_SHAPE,
                 PARAMS(P_PCT("percent", 1.0, 0.01, 100, "share of packets corrupted"), P_DIRECTION),
-                .effect = "netem corrupt (or the NFQUEUE shaper) flips a random bit in percent of the target's "
+                .effect = "netem corrupt (or the NFQUEUE shaper) flips a random bit in percent of the "
+                          "target's "
                           "packets, so their checksums fail",
                 .undo = QDISC_UNDO,
                 .verify = NET_VERIFY,
@@ -796,7 +834,8 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NET_SHAPE,
                 PARAMS(P_PCT("percent", 10, 0.01, 100, "share of packets sent twice"), P_DIRECTION),
-                .effect = "netem duplicate (or the NFQUEUE shaper) sends percent of the target's packets twice",
+                .effect = "netem duplicate (or the NFQUEUE shaper) sends percent of the target's packets "
+                          "twice",
                 .undo = QDISC_UNDO,
                 .verify = NET_VERIFY,
         },
@@ -820,7 +859,8 @@ const struct fault_def catalog_faults[] = {
                 .needs = NEED_NET_ADMIN,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NET_SHAPE,
-                PARAMS(P_MS_ALIAS("delay_ms", 100, 1, 60000, "seconds", "added one-way delay in milliseconds"),
+                PARAMS(P_MS_ALIAS(
+                               "delay_ms", 100, 1, 60000, "seconds", "added one-way delay in milliseconds"),
                        P_INT("jitter_ms", 0, 0, 60000, "random variation of the delay, milliseconds"),
                        P_DIRECTION),
                 .effect = "packets leaving (or entering) the target are held delay_ms ± jitter_ms",
@@ -837,7 +877,8 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_LOADGEN,
                 PARAMS(P_INT("users", 1, 1, 10000, "concurrent virtual users"),
-                       P_STR_OPT("url", "URL to load; derived from the service's published port when absent"),
+                       P_STR_OPT(
+                               "url", "URL to load; derived from the service's published port when absent"),
                        P_STR_OPT("script", "k6 script, path relative to the drill file"),
                        P_STR_OPT("script_content", "k6 script given inline")),
                 .effect = "the built-in load generator on the host (k6 when a script is given and k6 is "
@@ -853,7 +894,8 @@ const struct fault_def catalog_faults[] = {
                 .node_kinds = NK_PROC | NK_CTR | NK_SVC,
                 .needs = NEED_NET_ADMIN,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
-                REFUSED("needs an rtnetlink MTU change in the target's netns with the previous MTU journalled",
+                REFUSED("needs an rtnetlink MTU change in the target's netns with the previous MTU "
+                        "journalled",
                         "use net.packet_loss to lose the oversized packets"),
         },
         {
@@ -866,7 +908,8 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NET_SHAPE,
                 PARAMS(P_PCT("percent", 10, 0.01, 100, "share of packets dropped"), P_DIRECTION),
-                .effect = "netem loss (or an nftables numgen drop rule in an owner table) drops percent of the "
+                .effect = "netem loss (or an nftables numgen drop rule in an owner table) drops percent of "
+                          "the "
                           "target's packets",
                 .undo = QDISC_UNDO,
                 .verify = NET_VERIFY,
@@ -880,7 +923,8 @@ const struct fault_def catalog_faults[] = {
                 .needs = NEED_NET_ADMIN,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NFT,
-                .effect = "an nftables owner table in the target's netns drops all traffic to and from its peers "
+                .effect = "an nftables owner table in the target's netns drops all traffic to and from its "
+                          "peers "
                           "(every address but loopback when no peers are named)",
                 .undo = NFT_UNDO,
                 .verify = NFT_VERIFY,
@@ -897,7 +941,8 @@ const struct fault_def catalog_faults[] = {
                 PARAMS(P_PCT("percent", 30, 0.01, 100, "share of packets sent ahead of the delayed ones"),
                        P_INT("delay_ms", 50, 1, 60000, "delay of the packets that are held, milliseconds"),
                        P_DIRECTION),
-                .effect = "netem reorder (or the NFQUEUE shaper) sends percent of the target's packets at once and "
+                .effect = "netem reorder (or the NFQUEUE shaper) sends percent of the target's packets at "
+                          "once and "
                           "holds the rest delay_ms, so they arrive out of order",
                 .undo = QDISC_UNDO,
                 .verify = NET_VERIFY,
@@ -937,10 +982,12 @@ const struct fault_def catalog_faults[] = {
                 .needs = NEED_PROCESS,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_SIGNAL,
-                .effect = "the target's processes are stopped with SIGSTOP through pidfds (or frozen with the "
-                          "cgroup freezer); they keep their sockets but answer nothing",
+                .effect =
+                        "the target's processes are stopped with SIGSTOP through pidfds (or frozen with the "
+                        "cgroup freezer); they keep their sockets but answer nothing",
                 .undo = "SIGCONT through the same pidfds, or thaw the cgroup",
-                .verify = "no process of the target is in state T in /proc/PID/stat and the cgroup is thawed",
+                .verify =
+                        "no process of the target is in state T in /proc/PID/stat and the cgroup is thawed",
         },
         {
                 .id = "process.child_exhaust",
@@ -977,8 +1024,10 @@ const struct fault_def catalog_faults[] = {
                 .needs = NEED_PROCESS,
                 .reversibility = REVERSIBILITY_RECONCILED,
                 .mechanism = MECHANISM_SIGNAL,
-                .effect = "SIGKILL through a pidfd taken with a start-time check ends the target's process at once",
-                .undo = "start the service again through its engine or host unit (a new process, not the same one)",
+                .effect = "SIGKILL through a pidfd taken with a start-time check ends the target's process "
+                          "at once",
+                .undo = "start the service again through its engine or host unit (a new process, not the "
+                        "same one)",
                 .verify = "a new process of the target is running and its health probe passes",
         },
         {
@@ -1012,9 +1061,11 @@ const struct fault_def catalog_faults[] = {
                 .needs = NEED_PROCESS,
                 .reversibility = REVERSIBILITY_RECONCILED,
                 .mechanism = MECHANISM_SIGNAL,
-                .effect = "SIGTERM through a pidfd taken with a start-time check asks the target's process to "
-                          "shut down",
-                .undo = "start the service again through its engine or host unit (a new process, not the same one)",
+                .effect =
+                        "SIGTERM through a pidfd taken with a start-time check asks the target's process to "
+                        "shut down",
+                .undo = "start the service again through its engine or host unit (a new process, not the "
+                        "same one)",
                 .verify = "a new process of the target is running and its health probe passes",
         },
         {
@@ -1038,7 +1089,8 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_PROXY,
                 PARAMS(P_PORT(443)),
-                .effect = "an nftables redirect sends port to our transparent proxy, which terminates TLS with an "
+                .effect = "an nftables redirect sends port to our transparent proxy, which terminates TLS "
+                          "with an "
                           "expired certificate, so clients that verify certificates fail the handshake",
                 .undo = PROXY_UNDO,
                 .verify = PROXY_VERIFY,
@@ -1053,7 +1105,8 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NFT,
                 PARAMS(P_PORT(443)),
-                .effect = "an nftables owner table answers TCP packets to port with a reset, so TLS handshakes "
+                .effect = "an nftables owner table answers TCP packets to port with a reset, so TLS "
+                          "handshakes "
                           "never complete",
                 .undo = NFT_UNDO,
                 .verify = NFT_VERIFY,

@@ -9,18 +9,27 @@
 #include "catalog-internal.h"
 
 static const char *const fault_category_table[_FAULT_CATEGORY_MAX] = {
-        [FAULT_CATEGORY_PROCESS] = "process",       [FAULT_CATEGORY_CONTAINER] = "container",
-        [FAULT_CATEGORY_CPU] = "cpu",               [FAULT_CATEGORY_MEMORY] = "memory",
-        [FAULT_CATEGORY_FILESYSTEM] = "filesystem", [FAULT_CATEGORY_NETWORK] = "network",
-        [FAULT_CATEGORY_HTTP] = "http",             [FAULT_CATEGORY_DEPENDENCY] = "dependency",
-        [FAULT_CATEGORY_DATABASE] = "database",     [FAULT_CATEGORY_DNS] = "dns",
-        [FAULT_CATEGORY_TLS] = "tls",               [FAULT_CATEGORY_CLOCK] = "clock",
+        [FAULT_CATEGORY_PROCESS] = "process",
+        [FAULT_CATEGORY_CONTAINER] = "container",
+        [FAULT_CATEGORY_CPU] = "cpu",
+        [FAULT_CATEGORY_MEMORY] = "memory",
+        [FAULT_CATEGORY_FILESYSTEM] = "filesystem",
+        [FAULT_CATEGORY_NETWORK] = "network",
+        [FAULT_CATEGORY_HTTP] = "http",
+        [FAULT_CATEGORY_DEPENDENCY] = "dependency",
+        [FAULT_CATEGORY_DATABASE] = "database",
+        [FAULT_CATEGORY_DNS] = "dns",
+        [FAULT_CATEGORY_TLS] = "tls",
+        [FAULT_CATEGORY_CLOCK] = "clock",
         [FAULT_CATEGORY_LOAD] = "load",
 };
 DEFINE_STRING_TABLE_LOOKUP(fault_category, enum fault_category)
 
 static const char *const risk_table[_RISK_MAX] = {
-        [RISK_LOW] = "low", [RISK_MEDIUM] = "medium", [RISK_HIGH] = "high", [RISK_CRITICAL] = "critical",
+        [RISK_LOW] = "low",
+        [RISK_MEDIUM] = "medium",
+        [RISK_HIGH] = "high",
+        [RISK_CRITICAL] = "critical",
 };
 DEFINE_STRING_TABLE_LOOKUP(risk, enum risk)
 
@@ -58,9 +67,9 @@ static const char *const mechanism_table[_MECHANISM_MAX] = {
 DEFINE_STRING_TABLE_LOOKUP(mechanism, enum mechanism)
 
 static const char *const param_type_table[_PARAM_TYPE_MAX] = {
-        [PARAM_INTEGER] = "integer", [PARAM_FLOAT] = "float", [PARAM_PERCENT] = "percent",
+        [PARAM_INTEGER] = "integer",   [PARAM_FLOAT] = "float", [PARAM_PERCENT] = "percent",
         [PARAM_DURATION] = "duration", [PARAM_BYTES] = "bytes", [PARAM_RATE] = "rate",
-        [PARAM_STRING] = "string",   [PARAM_ENUM] = "enum",
+        [PARAM_STRING] = "string",     [PARAM_ENUM] = "enum",
 };
 DEFINE_STRING_TABLE_LOOKUP(param_type, enum param_type)
 

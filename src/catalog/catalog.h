@@ -62,34 +62,34 @@ enum fault_need {
         FAULT_NEED_CGROUP_CONTROL,
         _FAULT_NEED_MAX,
 };
-#define NEED_BIT(n)      (1u << (n))
-#define NEED_ENGINE      NEED_BIT(FAULT_NEED_DOCKER_ENGINE)
-#define NEED_NET_ADMIN   NEED_BIT(FAULT_NEED_NET_ADMIN)
-#define NEED_PROCESS     NEED_BIT(FAULT_NEED_PROCESS_CONTROL)
-#define NEED_FS          NEED_BIT(FAULT_NEED_FS_CONTROL)
-#define NEED_CGROUP      NEED_BIT(FAULT_NEED_CGROUP_CONTROL)
+#define NEED_BIT(n)    (1u << (n))
+#define NEED_ENGINE    NEED_BIT(FAULT_NEED_DOCKER_ENGINE)
+#define NEED_NET_ADMIN NEED_BIT(FAULT_NEED_NET_ADMIN)
+#define NEED_PROCESS   NEED_BIT(FAULT_NEED_PROCESS_CONTROL)
+#define NEED_FS        NEED_BIT(FAULT_NEED_FS_CONTROL)
+#define NEED_CGROUP    NEED_BIT(FAULT_NEED_CGROUP_CONTROL)
 
 enum reversibility {
-        REVERSIBILITY_REVERSIBLE,   /* undo puts back what was there */
-        REVERSIBILITY_RECONCILED,   /* undo restores service, not the same process */
+        REVERSIBILITY_REVERSIBLE, /* undo puts back what was there */
+        REVERSIBILITY_RECONCILED, /* undo restores service, not the same process */
         REVERSIBILITY_IRREVERSIBLE,
         _REVERSIBILITY_MAX,
 };
 
 /* How this implementation applies the fault (shared/DESIGN.md, "mechanism here"). */
 enum mechanism {
-        MECHANISM_SIGNAL,     /* signals through a pidfd */
-        MECHANISM_ENGINE,     /* Docker/Podman Engine API */
-        MECHANISM_CGROUP,     /* cgroup knobs (or engine update) */
-        MECHANISM_PAYLOAD,    /* our own code forked into the target's namespaces and cgroup */
-        MECHANISM_NET_SHAPE,  /* netem qdisc, or the NFQUEUE shaper where the kernel has no netem */
-        MECHANISM_TBF,        /* tbf qdisc */
-        MECHANISM_NFT,        /* nftables rules in an owner table */
-        MECHANISM_PROXY,      /* transparent proxy in the target's netns */
-        MECHANISM_DNS,        /* DNS responder in the target's netns */
-        MECHANISM_MOUNT,      /* remount in the target's mount namespace */
-        MECHANISM_LOADGEN,    /* built-in load generator */
-        MECHANISM_NONE,       /* catalog-only: refused */
+        MECHANISM_SIGNAL,    /* signals through a pidfd */
+        MECHANISM_ENGINE,    /* Docker/Podman Engine API */
+        MECHANISM_CGROUP,    /* cgroup knobs (or engine update) */
+        MECHANISM_PAYLOAD,   /* our own code forked into the target's namespaces and cgroup */
+        MECHANISM_NET_SHAPE, /* netem qdisc, or the NFQUEUE shaper where the kernel has no netem */
+        MECHANISM_TBF,       /* tbf qdisc */
+        MECHANISM_NFT,       /* nftables rules in an owner table */
+        MECHANISM_PROXY,     /* transparent proxy in the target's netns */
+        MECHANISM_DNS,       /* DNS responder in the target's netns */
+        MECHANISM_MOUNT,     /* remount in the target's mount namespace */
+        MECHANISM_LOADGEN,   /* built-in load generator */
+        MECHANISM_NONE,      /* catalog-only: refused */
         _MECHANISM_MAX,
 };
 
@@ -101,7 +101,7 @@ enum param_type {
         PARAM_BYTES,    /* uint64 bytes; "64k", "256M" */
         PARAM_RATE,     /* uint64 bits per second; "10mbit", "2kbps" */
         PARAM_STRING,
-        PARAM_ENUM,     /* string restricted to choices */
+        PARAM_ENUM, /* string restricted to choices */
         _PARAM_TYPE_MAX,
 };
 

@@ -29,8 +29,9 @@ static int find_short(const struct cli_opt *opts, char c, size_t *ret) {
         return -ENOENT;
 }
 
-static int take_value(struct cli_ctx *ctx, const struct cli_opt *o, const char *inline_value, int *i, int argc,
-                      char **argv, const char **ret, struct mh_error *reterr) {
+static int take_value(
+        struct cli_ctx *ctx, const struct cli_opt *o, const char *inline_value, int *i, int argc,
+        char **argv, const char **ret, struct mh_error *reterr) {
         if (!o->arg) {
                 if (inline_value)
                         return cli_usage_error(reterr, ctx, "option --%s takes no value", o->name);
@@ -47,8 +48,9 @@ static int take_value(struct cli_ctx *ctx, const struct cli_opt *o, const char *
         return 0;
 }
 
-static int parse_one_option(struct cli_ctx *ctx, const struct cli_opt *opts, int *i, int argc, char **argv,
-                            struct cli_args *ret, struct mh_error *reterr) {
+static int parse_one_option(
+        struct cli_ctx *ctx, const struct cli_opt *opts, int *i, int argc, char **argv, struct cli_args *ret,
+        struct mh_error *reterr) {
         const char *a = argv[*i], *eq = NULL;
         size_t idx = 0;
         int r;
@@ -67,8 +69,9 @@ static int parse_one_option(struct cli_ctx *ctx, const struct cli_opt *opts, int
         return take_value(ctx, &opts[idx], eq ? eq + 1 : NULL, i, argc, argv, &ret->values[idx], reterr);
 }
 
-int cli_parse_args(struct cli_ctx *ctx, const struct cli_command *cmd, int argc, char **argv, struct cli_args *ret,
-                   struct mh_error *reterr) {
+int cli_parse_args(
+        struct cli_ctx *ctx, const struct cli_command *cmd, int argc, char **argv, struct cli_args *ret,
+        struct mh_error *reterr) {
         bool options_done = false;
         int r;
 
@@ -89,13 +92,16 @@ int cli_parse_args(struct cli_ctx *ctx, const struct cli_command *cmd, int argc,
         return 0;
 }
 
-int cli_check_arity(struct cli_ctx *ctx, const struct cli_command *cmd, const struct cli_args *args,
-                    struct mh_error *reterr) {
+int cli_check_arity(
+        struct cli_ctx *ctx, const struct cli_command *cmd, const struct cli_args *args,
+        struct mh_error *reterr) {
         if (args->n_positional < cmd->min_args)
-                return cli_usage_error(reterr, ctx, "missing argument: usage: %s %s", ctx->command_path, cmd->usage);
+                return cli_usage_error(
+                        reterr, ctx, "missing argument: usage: %s %s", ctx->command_path, cmd->usage);
         if (args->n_positional > cmd->max_args)
-                return cli_usage_error(reterr, ctx, "unexpected argument '%s': usage: %s %s",
-                                       args->positional[cmd->max_args], ctx->command_path, cmd->usage);
+                return cli_usage_error(
+                        reterr, ctx, "unexpected argument '%s': usage: %s %s",
+                        args->positional[cmd->max_args], ctx->command_path, cmd->usage);
         return 0;
 }
 

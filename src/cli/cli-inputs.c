@@ -2,7 +2,8 @@
 
 #include <stdlib.h>
 
-int cli_inputs_load(const char *spec_path, const char *compose_path, struct cli_inputs *in, struct mh_error *reterr) {
+int cli_inputs_load(
+        const char *spec_path, const char *compose_path, struct cli_inputs *in, struct mh_error *reterr) {
         _cleanup_free_ char *found = NULL;
         int r;
 

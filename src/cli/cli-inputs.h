@@ -13,6 +13,7 @@ struct cli_inputs {
         struct plan *plan;
 };
 
-int cli_inputs_load(const char *spec_path, const char *compose_path, struct cli_inputs *in, struct mh_error *reterr);
+int cli_inputs_load(
+        const char *spec_path, const char *compose_path, struct cli_inputs *in, struct mh_error *reterr);
 void cli_inputs_done(struct cli_inputs *in);
 void cli_inputs_warn(const struct cli_ctx *ctx, const struct cli_inputs *in);

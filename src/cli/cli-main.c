@@ -17,7 +17,15 @@ static const struct cli_opt root_opts[] = {
         CLI_OPT_HELP,
         { 0 },
 };
-enum { ROOT_DB, ROOT_FORMAT, ROOT_NO_COLOR, ROOT_PODMAN, ROOT_DEBUG, ROOT_VERSION, ROOT_HELP };
+enum {
+        ROOT_DB,
+        ROOT_FORMAT,
+        ROOT_NO_COLOR,
+        ROOT_PODMAN,
+        ROOT_DEBUG,
+        ROOT_VERSION,
+        ROOT_HELP
+};
 
 static const struct cli_command *const root_subcommands[] = { &cli_discover, &cli_prepare, NULL };
 
@@ -32,8 +40,9 @@ static const struct cli_command cli_root = {
         .subcommands = root_subcommands,
 };
 
-int cli_command_resolve(struct cli_ctx *ctx, const struct cli_command *parent, const char *word,
-                           const struct cli_command **ret, struct mh_error *reterr) {
+int cli_command_resolve(
+        struct cli_ctx *ctx, const struct cli_command *parent, const char *word,
+        const struct cli_command **ret, struct mh_error *reterr) {
         const char *names[32];
         char matches[256] = "";
         size_t n = 0, hits = 0, len = strlen(word);
@@ -58,8 +67,9 @@ int cli_command_resolve(struct cli_ctx *ctx, const struct cli_command *parent, c
                 return 0;
         }
         if (hits > 1)
-                return mh_error_set(reterr, -EINVAL, MH_EXIT_AMBIGUOUS_COMMAND, "ambiguous_command",
-                                    "'%s' is ambiguous in '%s': it matches %s", word, ctx->command_path, matches);
+                return mh_error_set(
+                        reterr, -EINVAL, MH_EXIT_AMBIGUOUS_COMMAND, "ambiguous_command",
+                        "'%s' is ambiguous in '%s': it matches %s", word, ctx->command_path, matches);
         const char *near = suggest_closest(word, names, n);
         if (near)
                 return cli_usage_error(reterr, ctx, "unknown command '%s' (did you mean '%s'?)", word, near);
@@ -95,8 +105,8 @@ static int split_root(int argc, char **argv) {
         return i;
 }
 
-static int run_leaf(struct cli_ctx *ctx, const struct cli_command *cmd, int argc, char **argv,
-                    struct mh_error *reterr) {
+static int run_leaf(
+        struct cli_ctx *ctx, const struct cli_command *cmd, int argc, char **argv, struct mh_error *reterr) {
         struct cli_args args;
         int r = cli_parse_args(ctx, cmd, argc, argv, &args, reterr);
         if (r < 0)
@@ -110,8 +120,9 @@ static int run_leaf(struct cli_ctx *ctx, const struct cli_command *cmd, int argc
         return cmd->run(ctx, &args, reterr);
 }
 
-static int dispatch(struct cli_ctx *ctx, const struct cli_command *cmd, int argc, char **argv, char *path,
-                    size_t path_size, struct mh_error *reterr) {
+static int dispatch(
+        struct cli_ctx *ctx, const struct cli_command *cmd, int argc, char **argv, char *path,
+        size_t path_size, struct mh_error *reterr) {
         for (;;) {
                 ctx->command = cmd;
                 ctx->command_path = path;

@@ -16,8 +16,9 @@ static void label(const struct cli_ctx *ctx, const char *color, const char *word
 }
 
 static void print_error_json(const struct cli_ctx *ctx, const struct mh_error *e) {
-        json_t *o = json_pack("{s:{s:s, s:s, s:i}}", "error", "code", e->id[0] ? e->id : "error", "message", e->msg,
-                              "exit", (int)e->exit);
+        json_t *o = json_pack(
+                "{s:{s:s, s:s, s:i}}", "error", "code", e->id[0] ? e->id : "error", "message", e->msg,
+                "exit", (int)e->exit);
         if (!o)
                 return;
         if (mh_error_has_location(e)) {
@@ -73,8 +74,9 @@ int cli_usage_error(struct mh_error *reterr, const struct cli_ctx *ctx, const ch
         va_start(ap, fmt);
         vsnprintf(msg, sizeof(msg), fmt, ap);
         va_end(ap);
-        return mh_error_set(reterr, -EINVAL, MH_EXIT_USAGE_ERROR, "usage", "%s (see '%s --help')", msg,
-                            ctx->command_path);
+        return mh_error_set(
+                reterr, -EINVAL, MH_EXIT_USAGE_ERROR, "usage", "%s (see '%s --help')", msg,
+                ctx->command_path);
 }
 
 static void print_opts(FILE *f, const struct cli_opt *opts) {
@@ -82,10 +84,13 @@ static void print_opts(FILE *f, const struct cli_opt *opts) {
                 char left[64];
                 const struct cli_opt *o = &opts[i];
                 if (o->short_name)
-                        snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name, o->arg ? " " : "",
-                                 o->arg ? o->arg : "");
+                        snprintf(
+                                left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name,
+                                o->arg ? " " : "", o->arg ? o->arg : "");
                 else
-                        snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "", o->arg ? o->arg : "");
+                        snprintf(
+                                left, sizeof(left), "    --%s%s%s", o->name, o->arg ? " " : "",
+                                o->arg ? o->arg : "");
                 fprintf(f, "  %-28s %s\n", left, o->help);
         }
 }

@@ -20,7 +20,7 @@ struct cli_ctx {
         bool debug;
         bool podman;
         const char *db_path;
-        const char *command_path; /* "mayhem prepare plan", for messages */
+        const char *command_path;          /* "mayhem prepare plan", for messages */
         const struct cli_command *command; /* the command being run */
         FILE *out, *err;
 };
@@ -28,9 +28,9 @@ struct cli_ctx {
 #define CLI_OPTS_MAX 16
 
 struct cli_opt {
-        const char *name;  /* long name without "--" */
-        char short_name;   /* 0 when none */
-        const char *arg;   /* metavariable, NULL for a flag */
+        const char *name; /* long name without "--" */
+        char short_name;  /* 0 when none */
+        const char *arg;  /* metavariable, NULL for a flag */
         const char *help;
 };
 
@@ -43,10 +43,10 @@ struct cli_args {
 struct cli_command {
         const char *name;
         const char *summary;
-        const char *usage;              /* after the command path: "SPEC [-c COMPOSE]" */
-        const char *help;               /* paragraphs shown by --help */
-        const struct cli_opt *opts;     /* NULL-name terminated, or NULL */
-        size_t min_args, max_args;      /* positional */
+        const char *usage;                            /* after the command path: "SPEC [-c COMPOSE]" */
+        const char *help;                             /* paragraphs shown by --help */
+        const struct cli_opt *opts;                   /* NULL-name terminated, or NULL */
+        size_t min_args, max_args;                    /* positional */
         const struct cli_command *const *subcommands; /* NULL-terminated, or NULL */
         int (*run)(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr);
 };

@@ -44,8 +44,9 @@ static json_t *bits_json(unsigned bits, int max, const char *(*name)(int)) {
 }
 
 static json_t *param_spec_json(const struct param_spec *p) {
-        json_t *o = json_pack("{s:s, s:s, s:b, s:s}", "name", p->name, "type", param_type_to_string(p->type),
-                              "required", p->required, "help", p->help ? p->help : "");
+        json_t *o = json_pack(
+                "{s:s, s:s, s:b, s:s}", "name", p->name, "type", param_type_to_string(p->type), "required",
+                p->required, "help", p->help ? p->help : "");
         if (!o)
                 return NULL;
         if (p->has_default)
@@ -69,12 +70,14 @@ static json_t *fault_json(const struct fault_def *f) {
         json_t *params = json_array();
         for (size_t i = 0; params && i < f->n_params; i++)
                 json_array_append_new(params, param_spec_json(&f->params[i]));
-        json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:s, s:s, s:o, s:b}", "id", f->id, "category",
-                              fault_category_to_string(f->category), "risk", risk_to_string(f->risk), "max_duration_s",
-                              (int)f->max_duration_s, "node_kinds", bits_json(f->node_kinds, _NODE_KIND_MAX, node_kind_name),
-                              "needs", bits_json(f->needs, _FAULT_NEED_MAX, need_name), "reversibility",
-                              reversibility_to_string(f->reversibility), "mechanism", mechanism_to_string(f->mechanism),
-                              "params", params, "catalog_only", f->refusal != NULL);
+        json_t *o = json_pack(
+                "{s:s, s:s, s:s, s:i, s:o, s:o, s:s, s:s, s:o, s:b}", "id", f->id, "category",
+                fault_category_to_string(f->category), "risk", risk_to_string(f->risk), "max_duration_s",
+                (int)f->max_duration_s, "node_kinds",
+                bits_json(f->node_kinds, _NODE_KIND_MAX, node_kind_name), "needs",
+                bits_json(f->needs, _FAULT_NEED_MAX, need_name), "reversibility",
+                reversibility_to_string(f->reversibility), "mechanism", mechanism_to_string(f->mechanism),
+                "params", params, "catalog_only", f->refusal != NULL);
         if (!o)
                 return NULL;
         json_object_set_new(o, "effect", json_string(f->effect ? f->effect : ""));
@@ -117,12 +120,14 @@ static int list_faults(struct cli_ctx *ctx, bool json, struct mh_error *reterr) 
                 char params[512];
                 params_summary(f, params, sizeof(params));
                 executable += !f->refusal;
-                fprintf(ctx->out, "%-30s %-11s %-8s %4us  %-9s %s\n", f->id, fault_category_to_string(f->category),
-                        risk_to_string(f->risk), f->max_duration_s, f->refusal ? "refused" : mechanism_to_string(f->mechanism),
+                fprintf(ctx->out, "%-30s %-11s %-8s %4us  %-9s %s\n", f->id,
+                        fault_category_to_string(f->category), risk_to_string(f->risk), f->max_duration_s,
+                        f->refusal ? "refused" : mechanism_to_string(f->mechanism),
                         f->refusal ? "(catalog only)" : params);
         }
-        fprintf(ctx->out, "%zu faults: %zu executable, %zu catalog-only (refused with a reason). "
-                          "Explain one with -e FAULT_ID.\n",
+        fprintf(ctx->out,
+                "%zu faults: %zu executable, %zu catalog-only (refused with a reason). "
+                "Explain one with -e FAULT_ID.\n",
                 catalog_size(), executable, catalog_size() - executable);
         return 0;
 }
@@ -182,27 +187,30 @@ static int explain_fault(struct cli_ctx *ctx, const char *id, bool json, struct 
         char kinds[256], needs[256];
         if (!f) {
                 const char *near = suggest_closest(id, ids, catalog_ids(ids, ELEMENTSOF(ids)));
-                return mh_error_set(reterr, -ENOENT, MH_EXIT_VALIDATION_ERROR, "validation",
-                                    "unknown fault '%s'%s%s%s", id, near ? " (did you mean '" : "", near ? near : "",
-                                    near ? "'?)" : "");
+                return mh_error_set(
+                        reterr, -ENOENT, MH_EXIT_VALIDATION_ERROR, "validation", "unknown fault '%s'%s%s%s",
+                        id, near ? " (did you mean '" : "", near ? near : "", near ? "'?)" : "");
         }
         if (json)
                 return cli_print_json(ctx, fault_json(f), reterr);
         FILE *out = ctx->out;
         bits_text(f->node_kinds, _NODE_KIND_MAX, node_kind_name, kinds, sizeof(kinds));
         bits_text(f->needs, _FAULT_NEED_MAX, need_name, needs, sizeof(needs));
-        fprintf(out, "%s: %s fault, risk %s, at most %us, %s\n", f->id, fault_category_to_string(f->category),
-                risk_to_string(f->risk), f->max_duration_s, reversibility_to_string(f->reversibility));
+        fprintf(out, "%s: %s fault, risk %s, at most %us, %s\n", f->id,
+                fault_category_to_string(f->category), risk_to_string(f->risk), f->max_duration_s,
+                reversibility_to_string(f->reversibility));
         fprintf(out, "applies to:    %s\nneeds:         %s\n", kinds, needs[0] ? needs : "-");
         if (f->refusal) {
-                fprintf(out, "refused:       catalog.unsupported: %s; alternative: %s\n", f->refusal, f->alternative);
+                fprintf(out, "refused:       catalog.unsupported: %s; alternative: %s\n", f->refusal,
+                        f->alternative);
                 return 0;
         }
         fprintf(out, "mechanism:     %s\n", mechanism_to_string(f->mechanism));
         fprintf(out, "parameters:%s\n", f->n_params ? "" : "    none");
         for (size_t i = 0; i < f->n_params; i++)
                 explain_param(out, &f->params[i]);
-        fprintf(out, "effect:        %s\nundo:          %s\nverify:        %s\n", f->effect, f->undo, f->verify);
+        fprintf(out, "effect:        %s\nundo:          %s\nverify:        %s\n", f->effect, f->undo,
+                f->verify);
         explain_compensation(out, f);
         return 0;
 }
@@ -221,8 +229,8 @@ static const struct cli_opt topology_opts[] = {
 };
 
 static void print_topology(FILE *out, const struct topology *t) {
-        fprintf(out, "project %s (%s): %zu service(s), %zu container(s)\n", t->project, t->source_path, t->n_services,
-                t->n_containers);
+        fprintf(out, "project %s (%s): %zu service(s), %zu container(s)\n", t->project, t->source_path,
+                t->n_services, t->n_containers);
         for (size_t i = 0; i < t->n_services; i++) {
                 const struct topo_service *s = &t->services[i];
                 fprintf(out, "  %s", s->name);
@@ -246,7 +254,8 @@ static int run_topology(struct cli_ctx *ctx, const struct cli_args *args, struct
         if (ctx->format == CLI_FORMAT_JSON || cli_arg(ctx, args, "json")) {
                 json_t *j = NULL;
                 if (topology_to_json(t, &j) < 0)
-                        return mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
+                        return mh_error_set(
+                                reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
                 return cli_print_json(ctx, j, reterr);
         }
         print_topology(ctx->out, t);
@@ -269,7 +278,8 @@ static const struct cli_command discover_topology = {
         .run = run_topology,
 };
 
-static const struct cli_command *const discover_subcommands[] = { &discover_faults, &discover_topology, NULL };
+static const struct cli_command *const discover_subcommands[] = { &discover_faults, &discover_topology,
+                                                                  NULL };
 
 const struct cli_command cli_discover = {
         .name = "discover",

@@ -5,14 +5,16 @@
 #include <stdlib.h>
 
 static const struct cli_opt prepare_opts[] = {
-        { "compose", 'c', "COMPOSE", "compose file (default: compose.yaml, compose.yml, docker-compose.yml or "
-                                     "docker-compose.yaml in the working directory)" },
+        { "compose", 'c', "COMPOSE",
+          "compose file (default: compose.yaml, compose.yml, docker-compose.yml or "
+          "docker-compose.yaml in the working directory)" },
         { "json", 0, NULL, "machine-readable output" },
         CLI_OPT_HELP,
         { 0 },
 };
 
-static int load(struct cli_ctx *ctx, const struct cli_args *args, struct cli_inputs *in, struct mh_error *reterr) {
+static int load(
+        struct cli_ctx *ctx, const struct cli_args *args, struct cli_inputs *in, struct mh_error *reterr) {
         int r = cli_inputs_load(args->positional[0], cli_arg(ctx, args, "compose"), in, reterr);
         if (r >= 0 && !cli_arg(ctx, args, "json")) /* JSON output carries the warnings itself */
                 cli_inputs_warn(ctx, in);
@@ -33,12 +35,15 @@ static int run_validate(struct cli_ctx *ctx, const struct cli_args *args, struct
                 return r;
         const struct plan *pl = in.plan;
         if (ctx->format == CLI_FORMAT_JSON || cli_arg(ctx, args, "json"))
-                return cli_print_json(ctx,
-                                      json_pack("{s:s, s:I, s:I, s:s, s:o}", "run_id", pl->run_id, "steps",
-                                                (json_int_t)pl->n_steps, "faults", (json_int_t)pl->n_faults,
-                                                "fingerprint", pl->fingerprint, "warnings", warnings_json(pl)),
-                                      reterr);
-        fprintf(ctx->out, "validated %s: %zu step(s), fingerprint %.12s\n", pl->run_id, pl->n_steps, pl->fingerprint);
+                return cli_print_json(
+                        ctx,
+                        json_pack(
+                                "{s:s, s:I, s:I, s:s, s:o}", "run_id", pl->run_id, "steps",
+                                (json_int_t)pl->n_steps, "faults", (json_int_t)pl->n_faults, "fingerprint",
+                                pl->fingerprint, "warnings", warnings_json(pl)),
+                        reterr);
+        fprintf(ctx->out, "validated %s: %zu step(s), fingerprint %.12s\n", pl->run_id, pl->n_steps,
+                pl->fingerprint);
         return 0;
 }
 
@@ -46,8 +51,10 @@ static json_t *decisions_json(const struct plan *pl) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < pl->n_decisions; i++) {
                 const struct plan_decision *d = &pl->decisions[i];
-                json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s}", "rule", d->rule, "fault", d->fault_id,
-                                                   "outcome", d->allow ? "allow" : "deny", "reason", d->reason));
+                json_array_append_new(
+                        a, json_pack(
+                                   "{s:s, s:s, s:s, s:s}", "rule", d->rule, "fault", d->fault_id, "outcome",
+                                   d->allow ? "allow" : "deny", "reason", d->reason));
         }
         return a;
 }
@@ -61,9 +68,11 @@ static int run_plan(struct cli_ctx *ctx, const struct cli_args *args, struct mh_
                 return r;
         const struct plan *pl = in.plan;
         if (cli_arg(ctx, args, "json"))
-                out = json_pack("{s:s, s:s, s:I, s:I, s:o, s:o}", "run_id", pl->run_id, "fingerprint", pl->fingerprint,
-                                "steps", (json_int_t)pl->n_steps, "faults", (json_int_t)pl->n_faults, "decisions",
-                                decisions_json(pl), "warnings", warnings_json(pl));
+                out = json_pack(
+                        "{s:s, s:s, s:I, s:I, s:o, s:o}", "run_id", pl->run_id, "fingerprint",
+                        pl->fingerprint, "steps", (json_int_t)pl->n_steps, "faults",
+                        (json_int_t)pl->n_faults, "decisions", decisions_json(pl), "warnings",
+                        warnings_json(pl));
         else if ((r = plan_to_json(pl, &out)) < 0)
                 return mh_error_set(reterr, r, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
         return cli_print_json(ctx, out, reterr);

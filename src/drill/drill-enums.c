@@ -58,13 +58,17 @@ const char *const obs_kind_table[_OBS_KIND_MAX] = {
 DEFINE_STRING_TABLE_LOOKUP(obs_kind, enum obs_kind)
 
 const char *const slo_kind_table[_SLO_KIND_MAX] = {
-        [SLO_LATENCY] = "latency",       [SLO_ERROR_BUDGET] = "error_budget", [SLO_RECOVERY_TIME] = "recovery_time",
-        [SLO_SATURATION] = "saturation", [SLO_ABSENCE] = "absence",
+        [SLO_LATENCY] = "latency",
+        [SLO_ERROR_BUDGET] = "error_budget",
+        [SLO_RECOVERY_TIME] = "recovery_time",
+        [SLO_SATURATION] = "saturation",
+        [SLO_ABSENCE] = "absence",
 };
 DEFINE_STRING_TABLE_LOOKUP(slo_kind, enum slo_kind)
 
 const char *const slo_operator_table[_SLO_OPERATOR_MAX] = {
-        [SLO_OP_LT] = "lt", [SLO_OP_LTE] = "lte", [SLO_OP_GT] = "gt", [SLO_OP_GTE] = "gte", [SLO_OP_EQ] = "eq",
+        [SLO_OP_LT] = "lt",   [SLO_OP_LTE] = "lte", [SLO_OP_GT] = "gt",
+        [SLO_OP_GTE] = "gte", [SLO_OP_EQ] = "eq",
 };
 DEFINE_STRING_TABLE_LOOKUP(slo_operator, enum slo_operator)
 

@@ -46,8 +46,9 @@ static double as_double(const struct param_value *v) {
 
 /* via_alias: the value was written as a duration ("seconds: 2m"), so the
  * bounds of the millisecond parameter are shown as durations too. */
-static int check_range(struct dparser *p, const struct ynode *n, const struct param_spec *s, bool via_alias,
-                       const struct param_value *v) {
+static int check_range(
+        struct dparser *p, const struct ynode *n, const struct param_spec *s, bool via_alias,
+        const struct param_value *v) {
         enum param_type shown = via_alias ? PARAM_DURATION : s->type;
         struct param_value vs = *v;
         double x = as_double(v);
@@ -61,8 +62,8 @@ static int check_range(struct dparser *p, const struct ynode *n, const struct pa
         return dp_fail(p, n, "%s is out of range (%s..%s)", got, lo, hi);
 }
 
-static int type_error(struct dparser *p, const struct ynode *n, const struct param_spec *s, const char *text,
-                      int r) {
+static int type_error(
+        struct dparser *p, const struct ynode *n, const struct param_spec *s, const char *text, int r) {
         static const char *const hints[_PARAM_TYPE_MAX] = {
                 [PARAM_INTEGER] = "a whole number",
                 [PARAM_FLOAT] = "a number",
@@ -72,18 +73,21 @@ static int type_error(struct dparser *p, const struct ynode *n, const struct par
                 [PARAM_RATE] = "a rate with a unit such as 10mbit, 512kbit, 2kbps",
         };
         static const char *const resolution[_PARAM_TYPE_MAX] = {
-                [PARAM_DURATION] = "1ms", [PARAM_BYTES] = "1 byte", [PARAM_RATE] = "1 bit/s",
+                [PARAM_DURATION] = "1ms",
+                [PARAM_BYTES] = "1 byte",
+                [PARAM_RATE] = "1 bit/s",
         };
         if (r == -EDOM)
-                return dp_fail(p, n, "'%s' is finer than the resolution of %s", text,
-                               resolution[s->type] ? resolution[s->type] : "this parameter");
+                return dp_fail(
+                        p, n, "'%s' is finer than the resolution of %s", text,
+                        resolution[s->type] ? resolution[s->type] : "this parameter");
         if (r == -ERANGE)
                 return dp_fail(p, n, "'%s' is too large", text);
         return dp_fail(p, n, "expected %s, got '%s'", hints[s->type], text);
 }
 
-static int parse_enum_value(struct dparser *p, const struct ynode *n, const struct param_spec *s,
-                            struct param_value *v) {
+static int parse_enum_value(
+        struct dparser *p, const struct ynode *n, const struct param_spec *s, struct param_value *v) {
         size_t count = 0;
         int idx = -1;
         while (s->choices[count])
@@ -95,7 +99,8 @@ static int parse_enum_value(struct dparser *p, const struct ynode *n, const stru
         return 0;
 }
 
-static int parse_number_like(const struct param_spec *s, bool via_alias, const char *text, struct param_value *v) {
+static int parse_number_like(
+        const struct param_spec *s, bool via_alias, const char *text, struct param_value *v) {
         if (via_alias)
                 return parse_duration_ms(text, &v->i);
         switch (s->type) {
@@ -111,8 +116,9 @@ static int parse_number_like(const struct param_spec *s, bool via_alias, const c
 
 /* Text -> typed value for one parameter. via_alias: the reference's duration
  * spelling ("seconds: 5s") of an integer millisecond parameter. */
-static int parse_param_value(struct dparser *p, const struct ynode *n, const struct param_spec *s, bool via_alias,
-                             struct param_value *ret) {
+static int parse_param_value(
+        struct dparser *p, const struct ynode *n, const struct param_spec *s, bool via_alias,
+        struct param_value *ret) {
         struct param_value v = { .type = s->type };
         const char *text = NULL;
         int r = dp_scalar(p, n, &text);
@@ -128,7 +134,8 @@ static int parse_param_value(struct dparser *p, const struct ynode *n, const str
         } else {
                 r = parse_number_like(s, via_alias, text, &v);
                 if (r < 0 && via_alias)
-                        return type_error(p, n, &(const struct param_spec){ .type = PARAM_DURATION }, text, r);
+                        return type_error(
+                                p, n, &(const struct param_spec){ .type = PARAM_DURATION }, text, r);
                 if (r < 0)
                         return type_error(p, n, s, text, r);
                 if ((r = check_range(p, n, s, via_alias, &v)) < 0)
@@ -158,7 +165,9 @@ static int unknown_param(struct dparser *p, const struct ynode *key, const struc
         if (n == 0)
                 return dp_fail(p, key, "%s takes no parameters, got '%s'", def->id, key->text);
         if (near)
-                return dp_fail(p, key, "unknown parameter '%s' for %s (did you mean '%s'?)", key->text, def->id, near);
+                return dp_fail(
+                        p, key, "unknown parameter '%s' for %s (did you mean '%s'?)", key->text, def->id,
+                        near);
         return dp_fail(p, key, "unknown parameter '%s' for %s (parameters: %s)", key->text, def->id, list);
 }
 
@@ -166,14 +175,16 @@ static int unknown_param(struct dparser *p, const struct ynode *key, const struc
 static int apply_param(struct dparser *p, const struct ypair *pair, struct drill_fault *f) {
         const struct param_spec *s = fault_param_find(f->def, pair->key->text);
         if (!s && is_reserved(pair->key->text)) /* only reachable from params: */
-                return dp_fail(p, pair->key, "'%s' is not a parameter; write it beside 'fault', not under 'params'",
-                               pair->key->text);
+                return dp_fail(
+                        p, pair->key, "'%s' is not a parameter; write it beside 'fault', not under 'params'",
+                        pair->key->text);
         if (!s)
                 return unknown_param(p, pair->key, f->def);
         struct drill_param *dst = &f->params[s - f->def->params];
         if (dst->given && s->alias)
-                return dp_fail(p, pair->key, "parameter '%s' is given twice ('%s' is another name for it)", s->name,
-                               s->alias);
+                return dp_fail(
+                        p, pair->key, "parameter '%s' is given twice ('%s' is another name for it)", s->name,
+                        s->alias);
         if (dst->given)
                 return dp_fail(p, pair->key, "parameter '%s' is given twice", s->name);
         if (ynode_is_null(pair->value))
@@ -245,8 +256,9 @@ static int parse_fault_id(struct dparser *p, const struct ynode *n, struct drill
                 return dp_fail(p, v, "unknown fault '%s' (`mayhem discover faults` lists them)", id);
         }
         if (f->def->refusal)
-                return dp_fail(p, v, "%s is in the catalog but cannot run here: %s; alternative: %s", id,
-                               f->def->refusal, f->def->alternative);
+                return dp_fail(
+                        p, v, "%s is in the catalog but cannot run here: %s; alternative: %s", id,
+                        f->def->refusal, f->def->alternative);
         dp_leave(p, mark);
         return 0;
 }
@@ -268,8 +280,9 @@ static int parse_duration(struct dparser *p, const struct ynode *n, struct drill
         if (f->duration_ms < FAULT_MIN_DURATION_MS)
                 return dp_fail(p, v, "%s is shorter than the minimum of 100ms", v->text);
         if (f->duration_ms > max_ms)
-                return dp_fail(p, v, "%s exceeds the maximum of %us for %s", v->text, f->def->max_duration_s,
-                               f->def->id);
+                return dp_fail(
+                        p, v, "%s exceeds the maximum of %us for %s", v->text, f->def->max_duration_s,
+                        f->def->id);
         dp_leave(p, mark);
         return 0;
 }

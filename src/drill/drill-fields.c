@@ -67,7 +67,8 @@ int dp_fail(struct dparser *p, const struct ynode *n, const char *fmt, ...) {
 }
 
 int dp_oom(struct dparser *p) {
-        return mh_error_set(p->reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "%s: out of memory", p->path);
+        return mh_error_set(
+                p->reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "%s: out of memory", p->path);
 }
 
 const struct ynode *dp_get(const struct ynode *map, const char *key) {
@@ -216,7 +217,18 @@ int dp_bool_node(struct dparser *p, const struct ynode *v, bool *ret) {
 
 /* The keyed readers: absent or null leaves *ret alone; otherwise the value is
  * read with the key entered in the where path. */
-#define KEYED(p, map, key, call)                                                                                   __extension__({                                                                                                    const struct ynode *v = dp_get((map), (key));                                                              int _r_ = 0;                                                                                               if (v) {                                                                                                           size_t _mark_ = dp_enter_key((p), (key));                                                                  _r_ = (call);                                                                                              if (_r_ >= 0)                                                                                                      dp_leave((p), _mark_);                                                                     }                                                                                                          _r_;                                                                                               })
+#define KEYED(p, map, key, call)                                                                            \
+        __extension__({                                                                                     \
+                const struct ynode *v = dp_get((map), (key));                                               \
+                int _r_ = 0;                                                                                \
+                if (v) {                                                                                    \
+                        size_t _mark_ = dp_enter_key((p), (key));                                           \
+                        _r_ = (call);                                                                       \
+                        if (_r_ >= 0)                                                                       \
+                                dp_leave((p), _mark_);                                                      \
+                }                                                                                           \
+                _r_;                                                                                        \
+        })
 
 int dp_str(struct dparser *p, const struct ynode *map, const char *key, const char **ret) {
         return KEYED(p, map, key, dp_str_node(p, v, ret));
@@ -233,17 +245,21 @@ int dp_id(struct dparser *p, const struct ynode *map, const char *key, const cha
         return r;
 }
 
-int dp_int(struct dparser *p, const struct ynode *map, const char *key, int64_t min, int64_t max, int64_t *ret) {
+int dp_int(
+        struct dparser *p, const struct ynode *map, const char *key, int64_t min, int64_t max,
+        int64_t *ret) {
         return KEYED(p, map, key, dp_int_node(p, v, min, max, ret));
 }
 
-int dp_dur(struct dparser *p, const struct ynode *map, const char *key, int64_t min_ms, int64_t max_ms,
-           int64_t *ret) {
+int dp_dur(
+        struct dparser *p, const struct ynode *map, const char *key, int64_t min_ms, int64_t max_ms,
+        int64_t *ret) {
         return KEYED(p, map, key, dp_dur_node(p, v, min_ms, max_ms, ret));
 }
 
-int dp_num(struct dparser *p, const struct ynode *map, const char *key, double min, double max, bool *ret_has,
-           double *ret) {
+int dp_num(
+        struct dparser *p, const struct ynode *map, const char *key, double min, double max, bool *ret_has,
+        double *ret) {
         int r = KEYED(p, map, key, dp_num_node(p, v, min, max, ret));
         if (r >= 0 && ret_has && dp_get(map, key))
                 *ret_has = true;
@@ -283,8 +299,9 @@ int dp_enum_node(struct dparser *p, const struct ynode *v, const char *const *na
         return dp_fail(p, v, "'%s' is not one of %s", text, choices);
 }
 
-int dp_enum(struct dparser *p, const struct ynode *map, const char *key, const char *const *names, size_t n,
-            int *ret) {
+int dp_enum(
+        struct dparser *p, const struct ynode *map, const char *key, const char *const *names, size_t n,
+        int *ret) {
         return KEYED(p, map, key, dp_enum_node(p, v, names, n, ret));
 }
 

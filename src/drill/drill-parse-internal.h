@@ -53,15 +53,19 @@ int dp_bool_node(struct dparser *p, const struct ynode *v, bool *ret);
 int dp_str(struct dparser *p, const struct ynode *map, const char *key, const char **ret);
 /* dp_str for names and ids: an empty string is an error. */
 int dp_id(struct dparser *p, const struct ynode *map, const char *key, const char **ret);
-int dp_int(struct dparser *p, const struct ynode *map, const char *key, int64_t min, int64_t max, int64_t *ret);
-int dp_dur(struct dparser *p, const struct ynode *map, const char *key, int64_t min_ms, int64_t max_ms,
-           int64_t *ret);
-int dp_num(struct dparser *p, const struct ynode *map, const char *key, double min, double max, bool *ret_has,
-           double *ret);
+int dp_int(
+        struct dparser *p, const struct ynode *map, const char *key, int64_t min, int64_t max, int64_t *ret);
+int dp_dur(
+        struct dparser *p, const struct ynode *map, const char *key, int64_t min_ms, int64_t max_ms,
+        int64_t *ret);
+int dp_num(
+        struct dparser *p, const struct ynode *map, const char *key, double min, double max, bool *ret_has,
+        double *ret);
 int dp_bool(struct dparser *p, const struct ynode *map, const char *key, bool *ret);
 /* names: the enum's string table, n entries. */
-int dp_enum(struct dparser *p, const struct ynode *map, const char *key, const char *const *names, size_t n,
-            int *ret);
+int dp_enum(
+        struct dparser *p, const struct ynode *map, const char *key, const char *const *names, size_t n,
+        int *ret);
 int dp_enum_node(struct dparser *p, const struct ynode *v, const char *const *names, size_t n, int *ret);
 /* A required http:// or https:// URL under key. */
 int dp_url(struct dparser *p, const struct ynode *map, const char *key, const char **ret);
@@ -92,28 +96,28 @@ extern const char *const ss_phase_table[_SS_PHASE_MAX];
 
 /* Parses a non-empty list node into a new arena array, calling
  * parse_one(p, item, &arr[i]) with "[i]" entered in the where path. */
-#define DP_PARSE_LIST(p, list, arr, count, parse_one)                                                      \
-        __extension__({                                                                                    \
-                int _r_ = dp_want_list((p), (list), 1, DRILL_LIST_MAX);                                    \
-                if (_r_ >= 0) {                                                                            \
-                        (count) = (list)->n_items;                                                         \
-                        (arr) = arena_alloc_array((p)->arena, (count), sizeof(*(arr)));                    \
-                        _r_ = (arr) ? 0 : dp_oom(p);                                                       \
-                }                                                                                          \
-                for (size_t _i_ = 0; _r_ >= 0 && _i_ < (count); _i_++) {                                   \
-                        size_t _m_ = dp_enter_index((p), _i_);                                             \
-                        _r_ = parse_one((p), (list)->items[_i_], &(arr)[_i_]);                             \
-                        if (_r_ >= 0)                                                                      \
-                                dp_leave((p), _m_);                                                        \
-                }                                                                                          \
-                _r_;                                                                                       \
+#define DP_PARSE_LIST(p, list, arr, count, parse_one)                                                       \
+        __extension__({                                                                                     \
+                int _r_ = dp_want_list((p), (list), 1, DRILL_LIST_MAX);                                     \
+                if (_r_ >= 0) {                                                                             \
+                        (count) = (list)->n_items;                                                          \
+                        (arr) = arena_alloc_array((p)->arena, (count), sizeof(*(arr)));                     \
+                        _r_ = (arr) ? 0 : dp_oom(p);                                                        \
+                }                                                                                           \
+                for (size_t _i_ = 0; _r_ >= 0 && _i_ < (count); _i_++) {                                    \
+                        size_t _m_ = dp_enter_index((p), _i_);                                              \
+                        _r_ = parse_one((p), (list)->items[_i_], &(arr)[_i_]);                              \
+                        if (_r_ >= 0)                                                                       \
+                                dp_leave((p), _m_);                                                         \
+                }                                                                                           \
+                _r_;                                                                                        \
         })
 
-#define DP_ENUM(p, map, key, name, retp)                                                                   \
-        __extension__({                                                                                    \
-                int _v_ = (int)*(retp);                                                                    \
-                int _r_ = dp_enum((p), (map), (key), name##_table, ELEMENTSOF(name##_table), &_v_);        \
-                if (_r_ >= 0)                                                                              \
-                        *(retp) = (__typeof__(*(retp)))_v_;                                                \
-                _r_;                                                                                       \
+#define DP_ENUM(p, map, key, name, retp)                                                                    \
+        __extension__({                                                                                     \
+                int _v_ = (int)*(retp);                                                                     \
+                int _r_ = dp_enum((p), (map), (key), name##_table, ELEMENTSOF(name##_table), &_v_);         \
+                if (_r_ >= 0)                                                                               \
+                        *(retp) = (__typeof__(*(retp)))_v_;                                                 \
+                _r_;                                                                                        \
         })

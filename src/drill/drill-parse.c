@@ -25,8 +25,8 @@ static int parse_maniac(struct dparser *p, const struct ynode *n, struct drill_c
 }
 
 static int parse_config(struct dparser *p, const struct ynode *n) {
-        static const char *const keys[] = { "risk_ceiling", "max_faults", "timeout", "log_level", "recovery",
-                                            "on_failure", "maniac", NULL };
+        static const char *const keys[] = { "risk_ceiling", "max_faults", "timeout", "log_level",
+                                            "recovery",     "on_failure", "maniac",  NULL };
         const char *risks[_RISK_MAX];
         struct drill_config *c = &p->spec->config;
         int risk = RISK_HIGH, r;
@@ -64,14 +64,16 @@ static int parse_faults(struct dparser *p, const struct ynode *n, struct drill_t
 
 static int parse_k8s(struct dparser *p, const struct ynode *n, struct drill_target *t) {
         static const char *const keys[] = { "kind", "namespace", "name", "container", NULL };
-        static const char *const kinds[] = { "deployment", "statefulset", "daemonset", "service", "pod", "k8s_node" };
+        static const char *const kinds[] = { "deployment", "statefulset", "daemonset",
+                                             "service",    "pod",         "k8s_node" };
         size_t mark = dp_enter_key(p, "kubernetes");
         int kind = 0, r;
 
         if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_check_keys(p, n, keys)) < 0 ||
             (r = dp_require(p, n, "kind")) < 0 || (r = dp_require(p, n, "name")) < 0 ||
             (r = dp_enum(p, n, "kind", kinds, ELEMENTSOF(kinds), &kind)) < 0 ||
-            (r = dp_str(p, n, "namespace", &t->k8s.namespace)) < 0 || (r = dp_id(p, n, "name", &t->k8s.name)) < 0 ||
+            (r = dp_str(p, n, "namespace", &t->k8s.namespace)) < 0 ||
+            (r = dp_id(p, n, "name", &t->k8s.name)) < 0 ||
             (r = dp_id(p, n, "container", &t->k8s.container)) < 0)
                 return r;
         t->k8s.kind = kinds[kind];
@@ -84,7 +86,8 @@ static int parse_docker(struct dparser *p, const struct ynode *n, struct drill_t
         size_t mark = dp_enter_key(p, "docker");
         int r;
         if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_check_keys(p, n, keys)) < 0 ||
-            (r = dp_require(p, n, "container_name")) < 0 || (r = dp_id(p, n, "container_name", &t->container_name)) < 0)
+            (r = dp_require(p, n, "container_name")) < 0 ||
+            (r = dp_id(p, n, "container_name", &t->container_name)) < 0)
                 return r;
         dp_leave(p, mark);
         return 0;
@@ -99,7 +102,9 @@ static int parse_selection(struct dparser *p, const struct ynode *n) {
             (r = dp_enum(p, n, "mode", modes, ELEMENTSOF(modes), &mode)) < 0)
                 return r;
         if (mode != 0)
-                return dp_fail(p, dp_get(n, "mode"), "selection mode '%s' is reserved; only 'one' is supported", modes[mode]);
+                return dp_fail(
+                        p, dp_get(n, "mode"), "selection mode '%s' is reserved; only 'one' is supported",
+                        modes[mode]);
         dp_leave(p, mark);
         return 0;
 }
@@ -111,7 +116,8 @@ static int parse_runtime_target(struct dparser *p, const struct ynode *n, struct
         int r;
 
         if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_check_keys(p, n, keys)) < 0 ||
-            (r = dp_require(p, n, "runtime")) < 0 || (r = DP_ENUM(p, n, "runtime", target_runtime, &t->runtime)) < 0)
+            (r = dp_require(p, n, "runtime")) < 0 ||
+            (r = DP_ENUM(p, n, "runtime", target_runtime, &t->runtime)) < 0)
                 return r;
         if (docker && k8s)
                 return dp_fail(p, n, "a target has either 'docker' or 'kubernetes', not both");
@@ -147,7 +153,9 @@ static int parse_targets(struct dparser *p, const struct ynode *root) {
                 for (size_t i = 0; containers && targets && i < root->n_pairs; i++)
                         if (strcmp(root->pairs[i].key->text, "targets") == 0)
                                 at = root->pairs[i].key;
-                return dp_fail(p, at, "a drill declares its targets under exactly one of 'containers' or 'targets'");
+                return dp_fail(
+                        p, at,
+                        "a drill declares its targets under exactly one of 'containers' or 'targets'");
         }
         const struct ynode *map = containers ? containers : targets;
         s->declared_as_targets = targets;
@@ -168,7 +176,8 @@ static int parse_targets(struct dparser *p, const struct ynode *root) {
                 if (!*t->name)
                         return dp_fail(p, pair->key, "a target name must not be empty");
                 size_t m = dp_enter_key(p, t->name);
-                r = containers ? parse_container_target(p, pair->value, t) : parse_runtime_target(p, pair->value, t);
+                r = containers ? parse_container_target(p, pair->value, t)
+                               : parse_runtime_target(p, pair->value, t);
                 if (r < 0)
                         return r;
                 dp_leave(p, m);
@@ -210,21 +219,25 @@ static int parse_header(struct dparser *p, const struct ynode *root) {
 }
 
 static int parse_root(struct dparser *p, const struct ynode *root) {
-        static const char *const keys[] = { "apiVersion", "kind", "name", "hypothesis", "config", "containers",
-                                            "targets", "execution", "success", "observability", "slo",
-                                            "steady_state", NULL };
+        static const char *const keys[] = { "apiVersion", "kind",          "name",    "hypothesis",
+                                            "config",     "containers",    "targets", "execution",
+                                            "success",    "observability", "slo",     "steady_state",
+                                            NULL };
         int r;
 
         if (root->kind != YNODE_MAP)
-                return dp_fail(p, root, "a drill is a mapping with kind, name, containers and execution; got %s",
-                               ynode_describe(root));
+                return dp_fail(
+                        p, root, "a drill is a mapping with kind, name, containers and execution; got %s",
+                        ynode_describe(root));
         if ((r = dp_check_keys(p, root, keys)) < 0 || (r = parse_header(p, root)) < 0 ||
             (r = parse_config(p, dp_get(root, "config"))) < 0 || (r = parse_targets(p, root)) < 0 ||
-            (r = dp_require(p, root, "execution")) < 0 || (r = dp_parse_steps(p, dp_get(root, "execution"))) < 0)
+            (r = dp_require(p, root, "execution")) < 0 ||
+            (r = dp_parse_steps(p, dp_get(root, "execution"))) < 0)
                 return r;
         if (dp_get(root, "success") && (r = dp_parse_success(p, dp_get(root, "success"))) < 0)
                 return r;
-        if (dp_get(root, "observability") && (r = dp_parse_observability(p, dp_get(root, "observability"))) < 0)
+        if (dp_get(root, "observability") &&
+            (r = dp_parse_observability(p, dp_get(root, "observability"))) < 0)
                 return r;
         if (dp_get(root, "slo") && (r = dp_parse_slo(p, dp_get(root, "slo"))) < 0)
                 return r;
@@ -244,7 +257,8 @@ static void config_defaults(struct drill_config *c) {
         };
 }
 
-int drill_parse(const char *path, const char *data, size_t len, struct drill_spec **ret, struct mh_error *reterr) {
+int drill_parse(
+        const char *path, const char *data, size_t len, struct drill_spec **ret, struct mh_error *reterr) {
         _cleanup_(ydoc_freep) struct ydoc *doc = NULL;
         _cleanup_(drill_spec_freep) struct drill_spec *spec = NULL;
         int r;

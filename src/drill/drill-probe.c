@@ -16,7 +16,7 @@ static const char *const *probe_keys[_PROBE_TYPE_MAX] = {
 };
 
 static const int64_t probe_default_timeout_ms[_PROBE_TYPE_MAX] = {
-        [PROBE_HTTP] = 5000, [PROBE_EXEC] = 10000, [PROBE_TCP] = 3000,
+        [PROBE_HTTP] = 5000,    [PROBE_EXEC] = 10000,  [PROBE_TCP] = 3000,
         [PROBE_PROCESS] = 5000, [PROBE_METRIC] = 5000, [PROBE_FILE] = 5000,
 };
 
@@ -86,7 +86,8 @@ static int parse_file(struct dparser *p, const struct ynode *n, struct drill_pro
 }
 
 int dp_parse_probe(struct dparser *p, const struct ynode *n, struct drill_probe *pr) {
-        static int (*const parsers[_PROBE_TYPE_MAX])(struct dparser *, const struct ynode *, struct drill_probe *) = {
+        static int (*const parsers[_PROBE_TYPE_MAX])(
+                struct dparser *, const struct ynode *, struct drill_probe *) = {
                 [PROBE_HTTP] = parse_http,       [PROBE_EXEC] = parse_exec,     [PROBE_TCP] = parse_tcp,
                 [PROBE_PROCESS] = parse_process, [PROBE_METRIC] = parse_metric, [PROBE_FILE] = parse_file,
         };

@@ -13,11 +13,11 @@ struct refs {
         struct mh_error *reterr;
 };
 
-#define ref_fail(rf, pos, ...)                                                                             \
-        __extension__({                                                                                    \
-                int _r_ = mh_error_at((rf)->reterr, (rf)->spec->path, (pos).line, (pos).col, __VA_ARGS__); \
-                dp_error_oneline((rf)->reterr);                                                            \
-                _r_;                                                                                       \
+#define ref_fail(rf, pos, ...)                                                                              \
+        __extension__({                                                                                     \
+                int _r_ = mh_error_at((rf)->reterr, (rf)->spec->path, (pos).line, (pos).col, __VA_ARGS__);  \
+                dp_error_oneline((rf)->reterr);                                                             \
+                _r_;                                                                                        \
         })
 
 static void list_target_names(const struct drill_spec *s, char *buf, size_t size) {
@@ -41,11 +41,14 @@ static int unknown_target(struct refs *rf, size_t step, const struct drill_step 
                 names[k] = s->targets[k].name;
         const char *near = suggest_closest(st->names.v[i], names, n);
         if (near)
-                return ref_fail(rf, st->names.pos[i], "execution[%zu].%s[%zu]: '%s' is not a declared target (did you mean '%s'?)",
-                                step, step_kind_to_string(st->kind), i, st->names.v[i], near);
+                return ref_fail(
+                        rf, st->names.pos[i],
+                        "execution[%zu].%s[%zu]: '%s' is not a declared target (did you mean '%s'?)", step,
+                        step_kind_to_string(st->kind), i, st->names.v[i], near);
         list_target_names(s, known, sizeof(known));
-        return ref_fail(rf, st->names.pos[i], "execution[%zu].%s[%zu]: '%s' is not a declared target (declared: %s)", step,
-                        step_kind_to_string(st->kind), i, st->names.v[i], known);
+        return ref_fail(
+                rf, st->names.pos[i], "execution[%zu].%s[%zu]: '%s' is not a declared target (declared: %s)",
+                step, step_kind_to_string(st->kind), i, st->names.v[i], known);
 }
 
 static int check_step_names(struct refs *rf, size_t step, const struct drill_step *st) {
@@ -54,14 +57,16 @@ static int check_step_names(struct refs *rf, size_t step, const struct drill_ste
                         return unknown_target(rf, step, st, i);
                 for (size_t j = 0; j < i; j++)
                         if (strcmp(st->names.v[i], st->names.v[j]) == 0)
-                                return ref_fail(rf, st->names.pos[i], "execution[%zu].%s[%zu]: '%s' is listed twice", step,
-                                                step_kind_to_string(st->kind), i, st->names.v[i]);
+                                return ref_fail(
+                                        rf, st->names.pos[i], "execution[%zu].%s[%zu]: '%s' is listed twice",
+                                        step, step_kind_to_string(st->kind), i, st->names.v[i]);
         }
         return 0;
 }
 
 /* Every id a check or an observability source defines, in document order. */
-static const struct drill_check *find_check(const struct drill_spec *s, const char *id, const struct drill_check *before) {
+static const struct drill_check *find_check(
+        const struct drill_spec *s, const char *id, const struct drill_check *before) {
         for (size_t i = 0; i < s->n_steps; i++)
                 for (size_t j = 0; j < s->steps[i].n_checks; j++) {
                         const struct drill_check *c = &s->steps[i].checks[j];
@@ -77,21 +82,29 @@ static int check_ids(struct refs *rf) {
         const struct drill_spec *s = rf->spec;
         for (size_t i = 0; i < s->n_steps; i++)
                 for (size_t j = 0; j < s->steps[i].n_checks; j++) {
-                        const struct drill_check *c = &s->steps[i].checks[j], *prev = find_check(s, c->id, c);
+                        const struct drill_check *c = &s->steps[i].checks[j],
+                                                 *prev = find_check(s, c->id, c);
                         if (prev)
-                                return ref_fail(rf, c->pos, "execution[%zu]: check id '%s' is already used on line %u", i,
-                                                c->id, prev->pos.line);
+                                return ref_fail(
+                                        rf, c->pos,
+                                        "execution[%zu]: check id '%s' is already used on line %u", i, c->id,
+                                        prev->pos.line);
                 }
         for (size_t i = 0; i < s->observability.n_sources; i++) {
                 const struct drill_obs_source *src = &s->observability.sources[i];
                 const struct drill_check *c = find_check(s, src->source_id, NULL);
                 if (c)
-                        return ref_fail(rf, src->pos, "observability.sources[%zu]: source_id '%s' is already a check id (line %u)",
-                                        i, src->source_id, c->pos.line);
+                        return ref_fail(
+                                rf, src->pos,
+                                "observability.sources[%zu]: source_id '%s' is already a check id (line %u)",
+                                i, src->source_id, c->pos.line);
                 for (size_t j = 0; j < i; j++)
                         if (strcmp(src->source_id, s->observability.sources[j].source_id) == 0)
-                                return ref_fail(rf, src->pos, "observability.sources[%zu]: source_id '%s' is already used on line %u",
-                                                i, src->source_id, s->observability.sources[j].pos.line);
+                                return ref_fail(
+                                        rf, src->pos,
+                                        "observability.sources[%zu]: source_id '%s' is already used on line "
+                                        "%u",
+                                        i, src->source_id, s->observability.sources[j].pos.line);
         }
         return 0;
 }
@@ -101,13 +114,16 @@ static int check_waits(struct refs *rf) {
         for (size_t i = 0; i < s->n_steps; i++) {
                 const struct drill_step *st = &s->steps[i];
                 if (st->kind == STEP_WAIT && st->until_check_id && !find_check(s, st->until_check_id, NULL))
-                        return ref_fail(rf, st->until_pos, "execution[%zu].wait.until_check_passes: no check has id '%s'", i,
-                                        st->until_check_id);
+                        return ref_fail(
+                                rf, st->until_pos,
+                                "execution[%zu].wait.until_check_passes: no check has id '%s'", i,
+                                st->until_check_id);
         }
         return 0;
 }
 
-static const struct drill_ss_signal *find_signal(const struct drill_steady_state *ss, const char *name, size_t limit) {
+static const struct drill_ss_signal *find_signal(
+        const struct drill_steady_state *ss, const char *name, size_t limit) {
         for (size_t i = 0; i < limit; i++)
                 if (strcmp(ss->signals[i].name, name) == 0)
                         return &ss->signals[i];
@@ -118,8 +134,9 @@ static int check_assert_names(struct refs *rf, size_t phase, const struct drill_
         const struct drill_steady_state *ss = &rf->spec->steady_state;
         for (size_t i = 0; i < names->n; i++)
                 if (!find_signal(ss, names->v[i], ss->n_signals))
-                        return ref_fail(rf, names->pos[i], "steady_state.phases[%zu]: no signal named '%s'", phase,
-                                        names->v[i]);
+                        return ref_fail(
+                                rf, names->pos[i], "steady_state.phases[%zu]: no signal named '%s'", phase,
+                                names->v[i]);
         return 0;
 }
 
@@ -129,8 +146,10 @@ static int check_steady_state(struct refs *rf) {
         for (size_t i = 0; i < ss->n_signals; i++) {
                 const struct drill_ss_signal *prev = find_signal(ss, ss->signals[i].name, i);
                 if (prev)
-                        return ref_fail(rf, ss->signals[i].pos, "steady_state.signals[%zu]: signal '%s' is already declared on line %u",
-                                        i, ss->signals[i].name, prev->pos.line);
+                        return ref_fail(
+                                rf, ss->signals[i].pos,
+                                "steady_state.signals[%zu]: signal '%s' is already declared on line %u", i,
+                                ss->signals[i].name, prev->pos.line);
         }
         for (size_t i = 0; i < ss->n_phases; i++) {
                 const struct drill_ss_phase *ph = &ss->phases[i];

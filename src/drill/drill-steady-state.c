@@ -12,9 +12,10 @@ static bool is_identifier(const char *s) {
         return true;
 }
 
-static int parse_bounds(struct dparser *p, const struct ynode *n, const char *key, const char *const *keys,
-                        int (*fill)(struct dparser *, const struct ynode *, struct drill_ss_signal *),
-                        struct drill_ss_signal *s) {
+static int parse_bounds(
+        struct dparser *p, const struct ynode *n, const char *key, const char *const *keys,
+        int (*fill)(struct dparser *, const struct ynode *, struct drill_ss_signal *),
+        struct drill_ss_signal *s) {
         const struct ynode *v = dp_get(n, key);
         size_t mark = dp_enter_key(p, key);
         int r;
@@ -22,8 +23,9 @@ static int parse_bounds(struct dparser *p, const struct ynode *n, const char *ke
         if ((r = dp_want(p, v, YNODE_MAP)) < 0 || (r = dp_check_keys(p, v, keys)) < 0)
                 return r;
         if (v->n_pairs == 0)
-                return dp_fail(p, v, "needs at least one of %s, %s%s%s", keys[0], keys[1], keys[2] ? ", " : "",
-                               keys[2] ? keys[2] : "");
+                return dp_fail(
+                        p, v, "needs at least one of %s, %s%s%s", keys[0], keys[1], keys[2] ? ", " : "",
+                        keys[2] ? keys[2] : "");
         if ((r = fill(p, v, s)) < 0)
                 return r;
         dp_leave(p, mark);
@@ -49,8 +51,8 @@ static int fill_tolerance(struct dparser *p, const struct ynode *v, struct drill
 }
 
 static int parse_signal(struct dparser *p, const struct ynode *n, struct drill_ss_signal *s) {
-        static const char *const keys[] = { "name", "source_id", "metric", "expect", "tolerance", "baseline_window",
-                                            "severity", NULL };
+        static const char *const keys[] = { "name",      "source_id",       "metric",   "expect",
+                                            "tolerance", "baseline_window", "severity", NULL };
         static const char *const expect_keys[] = { "lte", "gte", "eq", NULL };
         static const char *const tolerance_keys[] = { "at_most", "at_most_relative", NULL };
         int r;
@@ -60,17 +62,20 @@ static int parse_signal(struct dparser *p, const struct ynode *n, struct drill_s
         if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_check_keys(p, n, keys)) < 0 ||
             (r = dp_require(p, n, "name")) < 0 || (r = dp_require(p, n, "source_id")) < 0 ||
             (r = dp_id(p, n, "name", &s->name)) < 0 || (r = dp_id(p, n, "source_id", &s->source_id)) < 0 ||
-            (r = dp_id(p, n, "metric", &s->metric)) < 0 || (r = DP_ENUM(p, n, "severity", severity, &s->severity)) < 0)
+            (r = dp_id(p, n, "metric", &s->metric)) < 0 ||
+            (r = DP_ENUM(p, n, "severity", severity, &s->severity)) < 0)
                 return r;
         if (!is_identifier(s->name))
-                return dp_fail(p, dp_get(n, "name"), "signal name '%s' is not an identifier (letters, digits, _)",
-                               s->name);
+                return dp_fail(
+                        p, dp_get(n, "name"), "signal name '%s' is not an identifier (letters, digits, _)",
+                        s->name);
         s->has_expect = dp_get(n, "expect");
         s->has_tolerance = dp_get(n, "tolerance");
         if (s->has_expect == s->has_tolerance)
                 return dp_fail(p, n, "a signal needs exactly one of 'expect' or 'tolerance'");
         if (s->has_expect && dp_get(n, "baseline_window"))
-                return dp_fail(p, dp_get(n, "baseline_window"), "'baseline_window' only goes with 'tolerance'");
+                return dp_fail(
+                        p, dp_get(n, "baseline_window"), "'baseline_window' only goes with 'tolerance'");
         if (s->has_expect)
                 return parse_bounds(p, n, "expect", expect_keys, fill_expect, s);
         if ((r = parse_bounds(p, n, "tolerance", tolerance_keys, fill_tolerance, s)) < 0)
@@ -79,7 +84,8 @@ static int parse_signal(struct dparser *p, const struct ynode *n, struct drill_s
         return dp_dur(p, n, "baseline_window", 1, 24LL * 3600 * 1000, &s->baseline_window_ms);
 }
 
-static int parse_assert_list(struct dparser *p, const struct ynode *body, const char *key, struct drill_names *ret) {
+static int parse_assert_list(
+        struct dparser *p, const struct ynode *body, const char *key, struct drill_names *ret) {
         const struct ynode *v = dp_get(body, key);
         if (!v)
                 return 0;
@@ -94,7 +100,8 @@ static int parse_phase(struct dparser *p, const struct ynode *n, struct drill_ss
         static const char *const names[] = { "pre", "before", "during", "post", "after" };
         static const enum ss_phase phase_of[] = { SS_PHASE_PRE, SS_PHASE_PRE, SS_PHASE_DURING, SS_PHASE_POST,
                                                   SS_PHASE_POST };
-        static const char *const keys[] = { "assert_unchanged", "assert_degraded", "assert_recovered", "within", NULL };
+        static const char *const keys[] = { "assert_unchanged", "assert_degraded", "assert_recovered",
+                                            "within", NULL };
         int which = 0, r;
 
         if ((r = dp_want(p, n, YNODE_MAP)) < 0)

@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#define WAIT_MAX_MS        (24LL * 3600 * 1000)
-#define UNTIL_DEFAULT_MS   60000
-#define UNTIL_INTERVAL_MS  1000
+#define WAIT_MAX_MS       (24LL * 3600 * 1000)
+#define UNTIL_DEFAULT_MS  60000
+#define UNTIL_INTERVAL_MS 1000
 
 static int parse_names_step(struct dparser *p, const struct ynode *v, struct drill_step *st) {
         return dp_names(p, v, 1, &st->names);
@@ -45,8 +45,9 @@ static int parse_wait(struct dparser *p, const struct ynode *v, struct drill_ste
                 return r;
         if (ynode_get(v, "until_check_passes")) {
                 if (!dp_get(v, "until_check_passes"))
-                        return dp_fail(p, ynode_get(v, "until_check_passes"),
-                                       "until_check_passes needs a check id or a probe");
+                        return dp_fail(
+                                p, ynode_get(v, "until_check_passes"),
+                                "until_check_passes needs a check id or a probe");
                 return parse_wait_until(p, v, st);
         }
         if ((r = dp_check_keys(p, v, keys)) < 0 || (r = dp_require(p, v, "duration")) < 0)
@@ -61,7 +62,8 @@ static char *generated_check_id(struct dparser *p, size_t step, size_t i) {
 }
 
 /* Legacy inline check: {http: URL, expect: {status: N}}. */
-static int parse_legacy_check(struct dparser *p, const struct ynode *n, size_t step, size_t i, struct drill_check *c) {
+static int parse_legacy_check(
+        struct dparser *p, const struct ynode *n, size_t step, size_t i, struct drill_check *c) {
         static const char *const keys[] = { "http", "expect", NULL };
         static const char *const expect_keys[] = { "status", NULL };
         const struct ynode *expect = dp_get(n, "expect");
@@ -73,8 +75,11 @@ static int parse_legacy_check(struct dparser *p, const struct ynode *n, size_t s
         if (!c->id)
                 return dp_oom(p);
         c->pos = dp_pos(n);
-        c->probe = (struct drill_probe){ .type = PROBE_HTTP, .pos = dp_pos(n), .method = "GET",
-                                         .timeout_ms = 5000, .expected_status = 200 };
+        c->probe = (struct drill_probe){ .type = PROBE_HTTP,
+                                         .pos = dp_pos(n),
+                                         .method = "GET",
+                                         .timeout_ms = 5000,
+                                         .expected_status = 200 };
         if ((r = dp_url(p, n, "http", &c->probe.url)) < 0)
                 return r;
         if (!expect)
@@ -87,7 +92,8 @@ static int parse_legacy_check(struct dparser *p, const struct ynode *n, size_t s
         return 0;
 }
 
-static int parse_check_spec(struct dparser *p, const struct ynode *n, size_t step, size_t i, struct drill_check *c) {
+static int parse_check_spec(
+        struct dparser *p, const struct ynode *n, size_t step, size_t i, struct drill_check *c) {
         static const char *const keys[] = { "id", "probe", "execution", "target", NULL };
         int r;
 
@@ -103,8 +109,10 @@ static int parse_check_spec(struct dparser *p, const struct ynode *n, size_t ste
         if (c->execution != CHECK_LOCUS_HOST && !c->target)
                 return dp_fail(p, n, "execution '%s' needs a 'target'", check_locus_to_string(c->execution));
         if (c->execution == CHECK_LOCUS_HOST && c->target)
-                return dp_fail(p, dp_get(n, "target"), "'target' goes with execution container, service or process, "
-                                                       "not host");
+                return dp_fail(
+                        p, dp_get(n, "target"),
+                        "'target' goes with execution container, service or process, "
+                        "not host");
         size_t mark = dp_enter_key(p, "probe");
         if ((r = dp_parse_probe(p, dp_get(n, "probe"), &c->probe)) < 0)
                 return r;
@@ -137,8 +145,11 @@ static int parse_step(struct dparser *p, const struct ynode *n, size_t index, st
         if ((r = dp_want(p, n, YNODE_MAP)) < 0)
                 return r;
         if (n->n_pairs != 1)
-                return dp_fail(p, n, "a step has exactly one key (parallel, sequential, wait, check or check_spec), got %zu",
-                               n->n_pairs);
+                return dp_fail(
+                        p, n,
+                        "a step has exactly one key (parallel, sequential, wait, check or check_spec), got "
+                        "%zu",
+                        n->n_pairs);
         const struct ypair *pair = &n->pairs[0];
         if ((r = dp_enum_node(p, pair->key, step_kind_table, _STEP_KIND_MAX, &kind)) < 0)
                 return r;

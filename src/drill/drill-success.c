@@ -14,10 +14,12 @@ static const char *const *const criterion_keys[_CRITERION_TYPE_MAX] = {
 };
 
 static const char *const *const source_keys[_OBS_KIND_MAX] = {
-        [OBS_LOGS] = (const char *const[]){ "kind", "source_id", "container", "tail", "since", "timeout", NULL },
+        [OBS_LOGS] =
+                (const char *const[]){ "kind", "source_id", "container", "tail", "since", "timeout", NULL },
         [OBS_INSPECTION] = (const char *const[]){ "kind", "source_id", "container", "timeout", NULL },
         [OBS_PROBE] = (const char *const[]){ "kind", "source_id", "probe", "cadence", "timeout", NULL },
-        [OBS_METRICS] = (const char *const[]){ "kind", "source_id", "endpoint", "metric", "cadence", "timeout", NULL },
+        [OBS_METRICS] = (const char *const[]){ "kind", "source_id", "endpoint", "metric", "cadence",
+                                               "timeout", NULL },
 };
 
 static int parse_criterion(struct dparser *p, const struct ynode *n, struct drill_criterion *c) {
@@ -25,8 +27,8 @@ static int parse_criterion(struct dparser *p, const struct ynode *n, struct dril
 
         if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_require(p, n, "type")) < 0 ||
             (r = DP_ENUM(p, n, "type", criterion_type, &c->type)) < 0 ||
-            (r = dp_check_keys(p, n, criterion_keys[c->type])) < 0 || (r = dp_require(p, n, "source_id")) < 0 ||
-            (r = dp_id(p, n, "source_id", &c->source_id)) < 0)
+            (r = dp_check_keys(p, n, criterion_keys[c->type])) < 0 ||
+            (r = dp_require(p, n, "source_id")) < 0 || (r = dp_id(p, n, "source_id", &c->source_id)) < 0)
                 return r;
         c->pos = dp_pos(n);
         c->gte = 1;
@@ -37,7 +39,8 @@ static int parse_criterion(struct dparser *p, const struct ynode *n, struct dril
                         return r;
                 return dp_int(p, n, "expected", 0, 999, &c->expected);
         case CRITERION_LATENCY:
-                if ((r = dp_require(p, n, "lt_ms")) < 0 || (r = dp_num(p, n, "lt_ms", 0, 1e12, NULL, &c->lt_ms)) < 0)
+                if ((r = dp_require(p, n, "lt_ms")) < 0 ||
+                    (r = dp_num(p, n, "lt_ms", 0, 1e12, NULL, &c->lt_ms)) < 0)
                         return r;
                 if (c->lt_ms > 0)
                         return 0;
@@ -50,7 +53,9 @@ static int parse_criterion(struct dparser *p, const struct ynode *n, struct dril
                 if (!c->has_gt && !c->has_lt)
                         return dp_fail(p, n, "a metric criterion needs 'gt', 'lt' or both");
                 if (c->has_gt && c->has_lt && c->gt >= c->lt)
-                        return dp_fail(p, n, "can never pass: no value is above gt %g and below lt %g", c->gt, c->lt);
+                        return dp_fail(
+                                p, n, "can never pass: no value is above gt %g and below lt %g", c->gt,
+                                c->lt);
                 return 0;
         case CRITERION_COUNT: return dp_int(p, n, "gte", 0, INT64_MAX, &c->gte);
         default: return dp_bool(p, n, "value", &c->value);
@@ -94,8 +99,9 @@ static int parse_source(struct dparser *p, const struct ynode *n, struct drill_o
         int r;
 
         if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_require(p, n, "kind")) < 0 ||
-            (r = DP_ENUM(p, n, "kind", obs_kind, &s->kind)) < 0 || (r = dp_check_keys(p, n, source_keys[s->kind])) < 0 ||
-            (r = dp_require(p, n, "source_id")) < 0 || (r = dp_id(p, n, "source_id", &s->source_id)) < 0)
+            (r = DP_ENUM(p, n, "kind", obs_kind, &s->kind)) < 0 ||
+            (r = dp_check_keys(p, n, source_keys[s->kind])) < 0 || (r = dp_require(p, n, "source_id")) < 0 ||
+            (r = dp_id(p, n, "source_id", &s->source_id)) < 0)
                 return r;
         s->pos = dp_pos(n);
         s->timeout_ms = 10000;
@@ -105,7 +111,8 @@ static int parse_source(struct dparser *p, const struct ynode *n, struct drill_o
                 return r;
         switch (s->kind) {
         case OBS_LOGS:
-                if ((r = dp_int(p, n, "tail", 1, 10000, &s->tail)) < 0 || (r = dp_str(p, n, "since", &s->since)) < 0)
+                if ((r = dp_int(p, n, "tail", 1, 10000, &s->tail)) < 0 ||
+                    (r = dp_str(p, n, "since", &s->since)) < 0)
                         return r;
                 _fallthrough_;
         case OBS_INSPECTION:
@@ -114,8 +121,8 @@ static int parse_source(struct dparser *p, const struct ynode *n, struct drill_o
                 return dp_id(p, n, "container", &s->container);
         case OBS_PROBE: return parse_source_probe(p, n, s);
         default:
-                if ((r = dp_url(p, n, "endpoint", &s->endpoint)) < 0 || (r = dp_require(p, n, "metric")) < 0 ||
-                    (r = dp_id(p, n, "metric", &s->metric)) < 0)
+                if ((r = dp_url(p, n, "endpoint", &s->endpoint)) < 0 ||
+                    (r = dp_require(p, n, "metric")) < 0 || (r = dp_id(p, n, "metric", &s->metric)) < 0)
                         return r;
                 return dp_dur(p, n, "cadence", 0, CADENCE_MAX_MS, &s->cadence_ms);
         }
@@ -146,8 +153,8 @@ int dp_parse_observability(struct dparser *p, const struct ynode *n) {
 }
 
 static int parse_slo_entry(struct dparser *p, const struct ynode *n, struct drill_slo *s) {
-        static const char *const keys[] = { "metric", "kind", "operator", "threshold", "unit", "window_s", "name",
-                                            "target", NULL };
+        static const char *const keys[] = { "metric",   "kind", "operator", "threshold", "unit",
+                                            "window_s", "name", "target",   NULL };
         char derived[256];
         int r;
 
@@ -162,7 +169,8 @@ static int parse_slo_entry(struct dparser *p, const struct ynode *n, struct dril
             (r = DP_ENUM(p, n, "kind", slo_kind, &s->kind)) < 0 ||
             (r = DP_ENUM(p, n, "operator", slo_operator, &s->op)) < 0 ||
             (r = dp_num(p, n, "threshold", -1e300, 1e300, NULL, &s->threshold)) < 0 ||
-            (r = dp_str(p, n, "unit", &s->unit)) < 0 || (r = dp_int(p, n, "window_s", 1, 86400 * 30, &s->window_s)) < 0 ||
+            (r = dp_str(p, n, "unit", &s->unit)) < 0 ||
+            (r = dp_int(p, n, "window_s", 1, 86400 * 30, &s->window_s)) < 0 ||
             (r = dp_id(p, n, "name", &s->name)) < 0 || (r = dp_str(p, n, "target", &s->target)) < 0)
                 return r;
         if (!s->name) {

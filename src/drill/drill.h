@@ -14,9 +14,9 @@
 #include "basic/error.h"
 #include "catalog/catalog.h"
 
-#define DRILL_FILE_MAX      (4u * 1024u * 1024u)
-#define DRILL_NAME_MAX      128
-#define DRILL_LIST_MAX      1000 /* any list a user writes: targets, faults, steps, checks, ... */
+#define DRILL_FILE_MAX (4u * 1024u * 1024u)
+#define DRILL_NAME_MAX 128
+#define DRILL_LIST_MAX 1000 /* any list a user writes: targets, faults, steps, checks, ... */
 
 struct srcpos {
         unsigned line, col;
@@ -201,7 +201,7 @@ struct drill_step {
         /* wait: either a fixed duration or until a check passes */
         int64_t wait_ms;
         bool wait_until;
-        const char *until_check_id;  /* names a check of the drill, or NULL */
+        const char *until_check_id; /* names a check of the drill, or NULL */
         struct srcpos until_pos;
         struct drill_probe until_probe; /* inline probe when until_check_id is NULL */
         int64_t until_timeout_ms, until_interval_ms;
@@ -237,8 +237,8 @@ struct drill_obs_source {
         int64_t tail;          /* logs */
         const char *since;     /* logs, passed to the engine as written */
         int64_t timeout_ms;
-        struct drill_probe probe; /* probe */
-        int64_t cadence_ms;       /* probe, metrics: 0 = once */
+        struct drill_probe probe;      /* probe */
+        int64_t cadence_ms;            /* probe, metrics: 0 = once */
         const char *endpoint, *metric; /* metrics */
 };
 
@@ -322,7 +322,8 @@ struct drill_spec {
 };
 
 /* Parses and types a drill. Errors are one line with path:line:col (exit 4). */
-int drill_parse(const char *path, const char *data, size_t len, struct drill_spec **ret, struct mh_error *reterr);
+int drill_parse(
+        const char *path, const char *data, size_t len, struct drill_spec **ret, struct mh_error *reterr);
 int drill_load(const char *path, struct drill_spec **ret, struct mh_error *reterr);
 struct drill_spec *drill_spec_free(struct drill_spec *spec);
 DEFINE_FREEP(struct drill_spec, drill_spec_free)
@@ -336,8 +337,8 @@ int drill_spec_check(const struct drill_spec *spec, struct mh_error *reterr);
 const struct drill_target *drill_spec_find_target(const struct drill_spec *spec, const char *name);
 const struct drill_param *drill_fault_param(const struct drill_fault *f, const char *name);
 
-#define DRILL_ENUM_DECL(name, type)                                                                        \
-        const char *name##_to_string(type v);                                                              \
+#define DRILL_ENUM_DECL(name, type)                                                                         \
+        const char *name##_to_string(type v);                                                               \
         int name##_from_string(const char *s);
 DRILL_ENUM_DECL(on_failure, enum on_failure)
 DRILL_ENUM_DECL(log_level, enum log_level)

@@ -36,17 +36,20 @@ struct builder {
 };
 
 /* Both failure paths remember their code so callers of NULL-returning helpers can pass it on. */
-#define fail_at(b, line, col, ...) ((b)->error = mh_error_at((b)->reterr, (b)->doc->path, (line), (col), __VA_ARGS__))
+#define fail_at(b, line, col, ...)                                                                          \
+        ((b)->error = mh_error_at((b)->reterr, (b)->doc->path, (line), (col), __VA_ARGS__))
 
 static int out_of_memory(struct builder *b) {
-        return b->error = mh_error_set(b->reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "%s: out of memory",
-                                       b->doc->path);
+        return b->error = mh_error_set(
+                       b->reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "%s: out of memory",
+                       b->doc->path);
 }
 
 static struct ynode *new_node(struct builder *b, enum ynode_kind kind, const yaml_mark_t *mark) {
         if (b->n_nodes >= b->limits->max_nodes) {
                 fail_at(b, (unsigned)mark->line + 1, (unsigned)mark->column + 1,
-                        "document has more than %zu nodes (aliases count once per use)", b->limits->max_nodes);
+                        "document has more than %zu nodes (aliases count once per use)",
+                        b->limits->max_nodes);
                 return NULL;
         }
         struct ynode *n = arena_alloc(&b->doc->arena, sizeof(*n));
@@ -105,14 +108,16 @@ static int attach(struct builder *b, struct ynode *node) {
         }
         struct frame *parent = &b->stack[b->depth - 1];
         if (parent->node->kind == YNODE_MAP && parent->n % 2 == 0 && node->kind != YNODE_SCALAR)
-                return fail_at(b, node->line, node->col, "mapping keys must be plain strings, not %s",
-                               ynode_describe(node));
+                return fail_at(
+                        b, node->line, node->col, "mapping keys must be plain strings, not %s",
+                        ynode_describe(node));
         return push_child(b, parent, node);
 }
 
 static struct ynode *copy_tree(struct builder *b, const struct ynode *src, unsigned line, unsigned col) {
         if (b->n_nodes >= b->limits->max_nodes) {
-                fail_at(b, line, col, "alias expansion makes the document larger than %zu nodes", b->limits->max_nodes);
+                fail_at(b, line, col, "alias expansion makes the document larger than %zu nodes",
+                        b->limits->max_nodes);
                 return NULL;
         }
         struct ynode *n = arena_memdup(&b->doc->arena, src, sizeof(*src));
@@ -224,9 +229,10 @@ static int finish_map(struct builder *b, struct frame *f) {
                         if (v->items[j]->kind != YNODE_MAP)
                                 bad = v->items[j];
                 if (bad)
-                        return fail_at(b, bad->line, bad->col,
-                                       "merge key '<<' needs a mapping or a list of mappings, not %s",
-                                       ynode_describe(bad));
+                        return fail_at(
+                                b, bad->line, bad->col,
+                                "merge key '<<' needs a mapping or a list of mappings, not %s",
+                                ynode_describe(bad));
                 n_merged += merge_source_pairs(v);
         }
 
@@ -263,10 +269,12 @@ static int finish_seq(struct builder *b, struct frame *f) {
         return 0;
 }
 
-static int open_collection(struct builder *b, enum ynode_kind kind, const yaml_event_t *ev, const yaml_char_t *anchor) {
+static int open_collection(
+        struct builder *b, enum ynode_kind kind, const yaml_event_t *ev, const yaml_char_t *anchor) {
         if (b->depth >= b->limits->max_depth)
-                return fail_at(b, (unsigned)ev->start_mark.line + 1, (unsigned)ev->start_mark.column + 1,
-                               "nesting deeper than %zu levels", b->limits->max_depth);
+                return fail_at(
+                        b, (unsigned)ev->start_mark.line + 1, (unsigned)ev->start_mark.column + 1,
+                        "nesting deeper than %zu levels", b->limits->max_depth);
         if (b->depth == b->stack_cap) {
                 size_t cap = b->stack_cap ? b->stack_cap * 2 : 16;
                 struct frame *p = realloc(b->stack, cap * sizeof(*p));
@@ -313,7 +321,8 @@ static int add_scalar(struct builder *b, const yaml_event_t *ev) {
         if (!n->text)
                 return out_of_memory(b);
         const char *tag = (const char *)ev->data.scalar.tag;
-        n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || (tag && strcmp(tag, YAML_STR_TAG) == 0);
+        n->quoted =
+                ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE || (tag && strcmp(tag, YAML_STR_TAG) == 0);
         int r = remember_anchor(b, (const char *)ev->data.scalar.anchor, n);
         return r < 0 ? r : attach(b, n);
 }
@@ -336,22 +345,19 @@ static int handle_event(struct builder *b, const yaml_event_t *ev) {
         switch (ev->type) {
         case YAML_DOCUMENT_START_EVENT:
                 if (++b->n_documents > 1)
-                        return fail_at(b, (unsigned)ev->start_mark.line + 1, (unsigned)ev->start_mark.column + 1,
-                                       "only one YAML document is allowed per file");
+                        return fail_at(
+                                b, (unsigned)ev->start_mark.line + 1, (unsigned)ev->start_mark.column + 1,
+                                "only one YAML document is allowed per file");
                 return 0;
         case YAML_MAPPING_START_EVENT:
                 return open_collection(b, YNODE_MAP, ev, ev->data.mapping_start.anchor);
         case YAML_SEQUENCE_START_EVENT:
                 return open_collection(b, YNODE_SEQ, ev, ev->data.sequence_start.anchor);
         case YAML_MAPPING_END_EVENT:
-        case YAML_SEQUENCE_END_EVENT:
-                return close_collection(b);
-        case YAML_SCALAR_EVENT:
-                return add_scalar(b, ev);
-        case YAML_ALIAS_EVENT:
-                return add_alias(b, ev);
-        default:
-                return 0;
+        case YAML_SEQUENCE_END_EVENT: return close_collection(b);
+        case YAML_SCALAR_EVENT: return add_scalar(b, ev);
+        case YAML_ALIAS_EVENT: return add_alias(b, ev);
+        default: return 0;
         }
 }
 
@@ -366,7 +372,8 @@ static yaml_mark_t offset_to_mark(const char *data, size_t len, size_t offset) {
                 const unsigned char *c = (const unsigned char *)data + i;
                 size_t left = len - i;
                 bool crlf = left >= 2 && c[0] == '\r' && c[1] == '\n';
-                bool brk = c[0] == '\n' || (c[0] == '\r' && !crlf) || (left >= 2 && c[0] == 0xc2 && c[1] == 0x85) ||
+                bool brk = c[0] == '\n' || (c[0] == '\r' && !crlf) ||
+                           (left >= 2 && c[0] == 0xc2 && c[1] == 0x85) ||
                            (left >= 3 && c[0] == 0xe2 && c[1] == 0x80 && (c[2] == 0xa8 || c[2] == 0xa9));
                 if (brk) {
                         m.line++;
@@ -389,10 +396,13 @@ static int syntax_error(struct builder *b, const yaml_parser_t *p, const char *d
                 m = &reader_mark;
         }
         if (p->context)
-                snprintf(msg, sizeof(msg), "YAML syntax error: %s %s", p->problem ? p->problem : "invalid input",
-                         p->context);
+                snprintf(
+                        msg, sizeof(msg), "YAML syntax error: %s %s",
+                        p->problem ? p->problem : "invalid input", p->context);
         else
-                snprintf(msg, sizeof(msg), "YAML syntax error: %s", p->problem ? p->problem : "invalid input");
+                snprintf(
+                        msg, sizeof(msg), "YAML syntax error: %s",
+                        p->problem ? p->problem : "invalid input");
         return fail_at(b, (unsigned)m->line + 1, (unsigned)m->column + 1, "%s", msg);
 }
 
@@ -428,8 +438,9 @@ static int run_parser(struct builder *b, const char *data, size_t len) {
         return r;
 }
 
-int ydoc_parse(const char *path, const char *data, size_t len, const struct ydoc_limits *limits,
-               struct ydoc **ret_doc, struct mh_error *reterr) {
+int ydoc_parse(
+        const char *path, const char *data, size_t len, const struct ydoc_limits *limits,
+        struct ydoc **ret_doc, struct mh_error *reterr) {
         _cleanup_(ydoc_freep) struct ydoc *doc = NULL;
         struct ydoc_limits lim = limits ? *limits : YDOC_LIMITS_DEFAULT;
 

@@ -60,8 +60,9 @@ struct ydoc {
 
 /* Parses len bytes of YAML. An empty document is an error. path names the
  * source in errors (FILE:LINE:COL). */
-int ydoc_parse(const char *path, const char *data, size_t len, const struct ydoc_limits *limits,
-               struct ydoc **ret_doc, struct mh_error *reterr);
+int ydoc_parse(
+        const char *path, const char *data, size_t len, const struct ydoc_limits *limits,
+        struct ydoc **ret_doc, struct mh_error *reterr);
 struct ydoc *ydoc_free(struct ydoc *doc);
 DEFINE_FREEP(struct ydoc, ydoc_free)
 

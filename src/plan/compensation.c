@@ -55,28 +55,32 @@ DEFINE_STRING_TABLE_LOOKUP(effect_check, enum effect_check)
 
 #define OPS(...)    { __VA_ARGS__ }, sizeof((enum comp_op[]){ __VA_ARGS__ }) / sizeof(enum comp_op)
 #define PROBES(...) { __VA_ARGS__ }, sizeof((enum verify_probe[]){ __VA_ARGS__ }) / sizeof(enum verify_probe)
-#define T(id, undo, verify, effect) { id, undo, verify, effect }
+#define T(id, undo, verify, effect)                                                                         \
+        { id, undo, verify, effect }
 
 /* The families share shapes; each line still names its fault so a reader
  * (and the registry test) sees every id. clock.skew has no template: the
  * planner refuses it before compensation is considered. */
-#define PAYLOAD(id)       T(id, OPS(COMP_OP_PAYLOAD_KILL), PROBES(VERIFY_PAYLOAD_GONE), EFFECT_PAYLOAD_RUNNING)
-#define PAYLOAD_FILES(id)                                                                                  \
-        T(id, OPS(COMP_OP_PAYLOAD_KILL, COMP_OP_FILES_REMOVE), PROBES(VERIFY_PAYLOAD_GONE, VERIFY_FILES_GONE),     \
-          EFFECT_PAYLOAD_RUNNING)
-#define SHAPED(id)        T(id, OPS(COMP_OP_NET_UNSHAPE, COMP_OP_NFT_TABLE_DELETE), PROBES(VERIFY_NET_CLEAN), EFFECT_NET_SHAPED)
-#define NFT(id)           T(id, OPS(COMP_OP_NFT_TABLE_DELETE), PROBES(VERIFY_NET_CLEAN), EFFECT_NFT_RULES_PRESENT)
-#define PROXY(id)                                                                                          \
-        T(id, OPS(COMP_OP_PROXY_STOP, COMP_OP_NFT_TABLE_DELETE), PROBES(VERIFY_PROXY_GONE, VERIFY_NET_CLEAN),     \
-          EFFECT_PROXY_LISTENING)
-#define DNS(id)                                                                                            \
-        T(id, OPS(COMP_OP_DNS_STOP, COMP_OP_NFT_TABLE_DELETE), PROBES(VERIFY_DNS_GONE, VERIFY_NET_CLEAN),         \
+#define PAYLOAD(id) T(id, OPS(COMP_OP_PAYLOAD_KILL), PROBES(VERIFY_PAYLOAD_GONE), EFFECT_PAYLOAD_RUNNING)
+#define PAYLOAD_FILES(id)                                                                                   \
+        T(id, OPS(COMP_OP_PAYLOAD_KILL, COMP_OP_FILES_REMOVE),                                              \
+          PROBES(VERIFY_PAYLOAD_GONE, VERIFY_FILES_GONE), EFFECT_PAYLOAD_RUNNING)
+#define SHAPED(id)                                                                                          \
+        T(id, OPS(COMP_OP_NET_UNSHAPE, COMP_OP_NFT_TABLE_DELETE), PROBES(VERIFY_NET_CLEAN),                 \
+          EFFECT_NET_SHAPED)
+#define NFT(id) T(id, OPS(COMP_OP_NFT_TABLE_DELETE), PROBES(VERIFY_NET_CLEAN), EFFECT_NFT_RULES_PRESENT)
+#define PROXY(id)                                                                                           \
+        T(id, OPS(COMP_OP_PROXY_STOP, COMP_OP_NFT_TABLE_DELETE),                                            \
+          PROBES(VERIFY_PROXY_GONE, VERIFY_NET_CLEAN), EFFECT_PROXY_LISTENING)
+#define DNS(id)                                                                                             \
+        T(id, OPS(COMP_OP_DNS_STOP, COMP_OP_NFT_TABLE_DELETE), PROBES(VERIFY_DNS_GONE, VERIFY_NET_CLEAN),   \
           EFFECT_DNS_ANSWERING)
-#define LOADGEN(id)       T(id, OPS(COMP_OP_LOADGEN_STOP), PROBES(VERIFY_LOADGEN_GONE), EFFECT_LOADGEN_RUNNING)
-#define RESTART(id, eff)  T(id, OPS(COMP_OP_ENGINE_START), PROBES(VERIFY_CONTAINER_RUNNING), eff)
+#define LOADGEN(id)      T(id, OPS(COMP_OP_LOADGEN_STOP), PROBES(VERIFY_LOADGEN_GONE), EFFECT_LOADGEN_RUNNING)
+#define RESTART(id, eff) T(id, OPS(COMP_OP_ENGINE_START), PROBES(VERIFY_CONTAINER_RUNNING), eff)
 
 static const struct comp_template templates[] = {
-        T("container.pause", OPS(COMP_OP_ENGINE_UNPAUSE), PROBES(VERIFY_CONTAINER_RUNNING), EFFECT_CONTAINER_PAUSED),
+        T("container.pause", OPS(COMP_OP_ENGINE_UNPAUSE), PROBES(VERIFY_CONTAINER_RUNNING),
+          EFFECT_CONTAINER_PAUSED),
         RESTART("container.kill", EFFECT_CONTAINER_EXITED),
         RESTART("container.restart", EFFECT_CONTAINER_RESTARTED),
         RESTART("node.service_stop", EFFECT_CONTAINER_EXITED),
@@ -98,7 +102,8 @@ static const struct comp_template templates[] = {
         PAYLOAD_FILES("fs.fill"),
         PAYLOAD_FILES("fs.inode_exhaust"),
         PAYLOAD_FILES("fs.io_stress"),
-        T("fs.read_only", OPS(COMP_OP_MOUNT_REMOUNT_RW), PROBES(VERIFY_MOUNT_WRITABLE), EFFECT_MOUNT_READ_ONLY),
+        T("fs.read_only", OPS(COMP_OP_MOUNT_REMOUNT_RW), PROBES(VERIFY_MOUNT_WRITABLE),
+          EFFECT_MOUNT_READ_ONLY),
         PAYLOAD("fuzz.protocol_abuse"),
         PROXY("http.error_injection"),
         PROXY("http.latency"),
@@ -115,9 +120,10 @@ static const struct comp_template templates[] = {
         SHAPED("net.packet_loss"),
         NFT("net.partition"),
         SHAPED("net.reorder"),
-        T("proc.pause", OPS(COMP_OP_SIGNAL_CONT), PROBES(VERIFY_PROCESS_NOT_STOPPED), EFFECT_PROCESS_STOPPED),
-        T("process.crash_loop", OPS(COMP_OP_CRASH_LOOP_STOP, COMP_OP_ENGINE_START), PROBES(VERIFY_CONTAINER_RUNNING),
-          EFFECT_CONTAINER_RESTARTED),
+        T("proc.pause", OPS(COMP_OP_SIGNAL_CONT), PROBES(VERIFY_PROCESS_NOT_STOPPED),
+          EFFECT_PROCESS_STOPPED),
+        T("process.crash_loop", OPS(COMP_OP_CRASH_LOOP_STOP, COMP_OP_ENGINE_START),
+          PROBES(VERIFY_CONTAINER_RUNNING), EFFECT_CONTAINER_RESTARTED),
         /* Terminating the main process is reconciled: the engine (or we) start the container again. */
         RESTART("process.kill", EFFECT_PROCESS_GONE),
         RESTART("process.stop", EFFECT_PROCESS_GONE),

@@ -7,7 +7,8 @@
 #include <string.h>
 
 int pb_oom(struct plan_builder *b) {
-        return mh_error_set(b->reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory while planning");
+        return mh_error_set(
+                b->reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory while planning");
 }
 
 static int grow(struct plan_builder *b, void **arr, size_t n, size_t *cap, size_t elem) {
@@ -40,7 +41,9 @@ int pb_warn(struct plan_builder *b, const char *fmt, ...) {
         return 0;
 }
 
-int pb_decide(struct plan_builder *b, const char *rule, const struct plan_fault *f, bool allow, const char *fmt, ...) {
+int pb_decide(
+        struct plan_builder *b, const char *rule, const struct plan_fault *f, bool allow, const char *fmt,
+        ...) {
         struct plan *pl = b->plan;
         char reason[MH_ERROR_MSG_MAX];
         va_list ap;
@@ -51,8 +54,9 @@ int pb_decide(struct plan_builder *b, const char *rule, const struct plan_fault 
         vsnprintf(reason, sizeof(reason), fmt, ap);
         va_end(ap);
         struct plan_decision *d = &pl->decisions[pl->n_decisions];
-        *d = (struct plan_decision){ .rule = rule, .fault_id = f->id, .allow = allow,
-                                     .reason = arena_strdup(&pl->arena, reason) };
+        *d = (struct plan_decision){
+                .rule = rule, .fault_id = f->id, .allow = allow, .reason = arena_strdup(&pl->arena, reason)
+        };
         if (!d->reason)
                 return pb_oom(b);
         pl->n_decisions++;
@@ -60,8 +64,9 @@ int pb_decide(struct plan_builder *b, const char *rule, const struct plan_fault 
 }
 
 /* Resolves a name in the compose topology, pointing the error at pos. */
-static int resolve(struct plan_builder *b, const char *name, struct srcpos pos, const char *what,
-                   const struct topo_container **ret) {
+static int resolve(
+        struct plan_builder *b, const char *name, struct srcpos pos, const char *what,
+        const struct topo_container **ret) {
         struct mh_error why = { 0 };
         if (topology_resolve(b->topo, name, ret, &why) >= 0)
                 return 0;
@@ -81,8 +86,11 @@ static int resolve_targets(struct plan_builder *b) {
                 const struct drill_target *t = &s->targets[i];
                 struct plan_target *pt = &pl->targets[i];
                 if (t->runtime == TARGET_RUNTIME_KUBERNETES)
-                        return pb_fail(b, t->pos, "target '%s': kubernetes targets are not supported yet; "
-                                                  "use a docker target", t->name);
+                        return pb_fail(
+                                b, t->pos,
+                                "target '%s': kubernetes targets are not supported yet; "
+                                "use a docker target",
+                                t->name);
                 snprintf(what, sizeof(what), "target '%s'", t->name);
                 if ((r = resolve(b, t->container_name, t->pos, what, &pt->container)) < 0)
                         return r;
@@ -229,18 +237,22 @@ static int fingerprint(struct plan_builder *b) {
         return 0;
 }
 
-int plan_build(const struct drill_spec *spec, const struct topology *topo, struct plan **ret, struct mh_error *reterr) {
+int plan_build(
+        const struct drill_spec *spec, const struct topology *topo, struct plan **ret,
+        struct mh_error *reterr) {
         _cleanup_(plan_freep) struct plan *pl = calloc(1, sizeof(*pl));
         int r;
 
         if (!pl)
-                return mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory while planning");
+                return mh_error_set(
+                        reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory while planning");
         arena_init(&pl->arena, 0);
         pl->spec = spec;
         pl->topology = topo;
         struct plan_builder b = { .plan = pl, .spec = spec, .topo = topo, .reterr = reterr };
-        if ((r = drill_spec_check(spec, reterr)) < 0 || (r = resolve_targets(&b)) < 0 || (r = plan_faults(&b)) < 0 ||
-            (r = plan_steps(&b)) < 0 || (r = plan_collect_warnings(&b)) < 0 || (r = fingerprint(&b)) < 0)
+        if ((r = drill_spec_check(spec, reterr)) < 0 || (r = resolve_targets(&b)) < 0 ||
+            (r = plan_faults(&b)) < 0 || (r = plan_steps(&b)) < 0 || (r = plan_collect_warnings(&b)) < 0 ||
+            (r = fingerprint(&b)) < 0)
                 return r;
         *ret = TAKE_PTR(pl);
         return 0;

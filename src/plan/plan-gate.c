@@ -8,7 +8,8 @@ static void node_kinds_list(unsigned bits, char *buf, size_t size) {
         buf[0] = '\0';
         for (int k = 0; k < _NODE_KIND_MAX; k++)
                 if (bits & NODE_BIT(k)) {
-                        int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", node_kind_to_string(k));
+                        int w = snprintf(
+                                buf + len, size - len, "%s%s", len ? ", " : "", node_kind_to_string(k));
                         len = w > 0 ? MIN(len + (size_t)w, size - 1) : len;
                 }
 }
@@ -28,8 +29,9 @@ static int gate_node_kind(struct plan_builder *b, struct plan_fault *f) {
         if (def->node_kinds & f->target->node_kinds)
                 return 0;
         node_kinds_list(def->node_kinds, kinds, sizeof(kinds));
-        return pb_fail(b, f->src->pos, "%s does not apply to container '%s' (it applies to: %s)", def->id,
-                       f->target->container->name, kinds);
+        return pb_fail(
+                b, f->src->pos, "%s does not apply to container '%s' (it applies to: %s)", def->id,
+                f->target->container->name, kinds);
 }
 
 /* The reference moved the whole host clock with `date -s`. A container shares
@@ -38,10 +40,11 @@ static int gate_host_clock(struct plan_builder *b, struct plan_fault *f) {
         char reason[512];
         if (strcmp(f->src->def->id, "clock.skew") != 0)
                 return 0;
-        snprintf(reason, sizeof(reason),
-                 "clock.skew on '%s': the container shares the host kernel's clock, so skewing it would move "
-                 "the host's clock for every process",
-                 f->target->container->name);
+        snprintf(
+                reason, sizeof(reason),
+                "clock.skew on '%s': the container shares the host kernel's clock, so skewing it would move "
+                "the host's clock for every process",
+                f->target->container->name);
         return refuse(b, f, "safety.host_clock", reason);
 }
 
@@ -51,8 +54,9 @@ static int gate_risk(struct plan_builder *b, struct plan_fault *f) {
         char reason[256];
         if (def->risk <= ceiling)
                 return 0;
-        snprintf(reason, sizeof(reason), "%s has risk %s, above the drill's risk_ceiling %s", def->id,
-                 risk_to_string(def->risk), risk_to_string(ceiling));
+        snprintf(
+                reason, sizeof(reason), "%s has risk %s, above the drill's risk_ceiling %s", def->id,
+                risk_to_string(def->risk), risk_to_string(ceiling));
         return refuse(b, f, "policy.risk_ceiling", reason);
 }
 
@@ -60,9 +64,10 @@ static int gate_compensation(struct plan_builder *b, struct plan_fault *f) {
         f->comp = comp_template_find(f->src->def->id);
         if (f->comp)
                 return 0;
-        int r = pb_fail(b, f->src->pos,
-                        "%s has no compensation template; the planner refuses to emit an uncompensatable injection",
-                        f->src->def->id);
+        int r = pb_fail(
+                b, f->src->pos,
+                "%s has no compensation template; the planner refuses to emit an uncompensatable injection",
+                f->src->def->id);
         mh_error_reclass(b->reterr, MH_EXIT_VALIDATION_ERROR, "plan_uncompensated_fault");
         return r;
 }

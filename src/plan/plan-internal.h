@@ -13,8 +13,9 @@ struct plan_builder {
 #define pb_fail(b, pos, ...) mh_error_at((b)->reterr, (b)->spec->path, (pos).line, (pos).col, __VA_ARGS__)
 int pb_oom(struct plan_builder *b);
 int pb_warn(struct plan_builder *b, const char *fmt, ...) _printf_(2, 3);
-int pb_decide(struct plan_builder *b, const char *rule, const struct plan_fault *f, bool allow, const char *fmt, ...)
-        _printf_(5, 6);
+int pb_decide(
+        struct plan_builder *b, const char *rule, const struct plan_fault *f, bool allow, const char *fmt,
+        ...) _printf_(5, 6);
 
 /* plan-gate.c: admits one fault or refuses it (validation or safety). */
 int plan_gate_fault(struct plan_builder *b, struct plan_fault *f);

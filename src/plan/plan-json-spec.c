@@ -27,7 +27,9 @@ json_t *plan_json_param(const struct param_value *v) {
 }
 
 json_t *plan_json_probe(const struct drill_probe *p) {
-        json_t *o = json_pack("{s:s, s:I}", "type", probe_type_to_string(p->type), "timeout_ms", (json_int_t)p->timeout_ms);
+        json_t *o = json_pack(
+                "{s:s, s:I}", "type", probe_type_to_string(p->type), "timeout_ms",
+                (json_int_t)p->timeout_ms);
         if (!o)
                 return NULL;
         switch (p->type) {
@@ -66,21 +68,24 @@ json_t *plan_json_probe(const struct drill_probe *p) {
 }
 
 json_t *plan_json_check(const struct drill_check *c) {
-        json_t *o = json_pack("{s:s, s:s, s:o}", "id", c->id, "execution", check_locus_to_string(c->execution), "probe",
-                              plan_json_probe(&c->probe));
+        json_t *o = json_pack(
+                "{s:s, s:s, s:o}", "id", c->id, "execution", check_locus_to_string(c->execution), "probe",
+                plan_json_probe(&c->probe));
         if (o)
                 set_str(o, "target", c->target);
         return o;
 }
 
 json_t *plan_json_config(const struct drill_config *c) {
-        json_t *o = json_pack("{s:s, s:I, s:I, s:s, s:b, s:s}", "risk_ceiling", risk_to_string(c->risk_ceiling),
-                              "max_faults", (json_int_t)c->max_faults, "timeout_ms", (json_int_t)c->timeout_ms,
-                              "log_level", log_level_to_string(c->log_level), "recovery", c->recovery, "on_failure",
-                              on_failure_to_string(c->on_failure));
+        json_t *o = json_pack(
+                "{s:s, s:I, s:I, s:s, s:b, s:s}", "risk_ceiling", risk_to_string(c->risk_ceiling),
+                "max_faults", (json_int_t)c->max_faults, "timeout_ms", (json_int_t)c->timeout_ms,
+                "log_level", log_level_to_string(c->log_level), "recovery", c->recovery, "on_failure",
+                on_failure_to_string(c->on_failure));
         if (o && c->has_maniac) {
-                json_t *m = json_pack("{s:I, s:I}", "level", (json_int_t)c->maniac_level, "run_level",
-                                      (json_int_t)c->maniac_run_level);
+                json_t *m = json_pack(
+                        "{s:I, s:I}", "level", (json_int_t)c->maniac_level, "run_level",
+                        (json_int_t)c->maniac_run_level);
                 if (m && c->has_maniac_seed)
                         json_object_set_new(m, "seed", json_integer(c->maniac_seed));
                 json_object_set_new(o, "maniac", m);
@@ -89,7 +94,8 @@ json_t *plan_json_config(const struct drill_config *c) {
 }
 
 static json_t *criterion_json(const struct drill_criterion *c) {
-        json_t *o = json_pack("{s:s, s:s}", "type", criterion_type_to_string(c->type), "source_id", c->source_id);
+        json_t *o = json_pack(
+                "{s:s, s:s}", "type", criterion_type_to_string(c->type), "source_id", c->source_id);
         if (!o)
                 return NULL;
         switch (c->type) {
@@ -117,8 +123,9 @@ json_t *plan_json_success(const struct drill_success *s) {
 }
 
 static json_t *source_json(const struct drill_obs_source *s) {
-        json_t *o = json_pack("{s:s, s:s, s:I}", "kind", obs_kind_to_string(s->kind), "source_id", s->source_id,
-                              "timeout_ms", (json_int_t)s->timeout_ms);
+        json_t *o = json_pack(
+                "{s:s, s:s, s:I}", "kind", obs_kind_to_string(s->kind), "source_id", s->source_id,
+                "timeout_ms", (json_int_t)s->timeout_ms);
         if (!o)
                 return NULL;
         set_str(o, "container", s->container);
@@ -140,19 +147,21 @@ json_t *plan_json_observability(const struct drill_observability *o) {
         json_t *sources = json_array();
         for (size_t i = 0; sources && i < o->n_sources; i++)
                 json_array_append_new(sources, source_json(&o->sources[i]));
-        return json_pack("{s:I, s:I, s:o}", "cadence_ms", (json_int_t)o->cadence_ms, "total_timeout_ms",
-                         (json_int_t)o->total_timeout_ms, "sources", sources);
+        return json_pack(
+                "{s:I, s:I, s:o}", "cadence_ms", (json_int_t)o->cadence_ms, "total_timeout_ms",
+                (json_int_t)o->total_timeout_ms, "sources", sources);
 }
 
 json_t *plan_json_slos(const struct drill_slo *slos, size_t n) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < n; i++) {
                 const struct drill_slo *s = &slos[i];
-                json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:f, s:s, s:I, s:s, s:s}", "metric", s->metric,
-                                                   "kind", slo_kind_to_string(s->kind), "operator",
-                                                   slo_operator_to_string(s->op), "threshold", s->threshold, "unit",
-                                                   s->unit, "window_s", (json_int_t)s->window_s, "name", s->name,
-                                                   "target", s->target));
+                json_array_append_new(
+                        a, json_pack(
+                                   "{s:s, s:s, s:s, s:f, s:s, s:I, s:s, s:s}", "metric", s->metric, "kind",
+                                   slo_kind_to_string(s->kind), "operator", slo_operator_to_string(s->op),
+                                   "threshold", s->threshold, "unit", s->unit, "window_s",
+                                   (json_int_t)s->window_s, "name", s->name, "target", s->target));
         }
         return a;
 }
@@ -163,8 +172,9 @@ static void set_num(json_t *o, const char *key, bool has, double v) {
 }
 
 static json_t *signal_json(const struct drill_ss_signal *s) {
-        json_t *o = json_pack("{s:s, s:s, s:s}", "name", s->name, "source_id", s->source_id, "severity",
-                              severity_to_string(s->severity));
+        json_t *o = json_pack(
+                "{s:s, s:s, s:s}", "name", s->name, "source_id", s->source_id, "severity",
+                severity_to_string(s->severity));
         if (!o)
                 return NULL;
         set_str(o, "metric", s->metric);
@@ -186,9 +196,10 @@ static json_t *signal_json(const struct drill_ss_signal *s) {
 }
 
 static json_t *phase_json(const struct drill_ss_phase *p) {
-        json_t *o = json_pack("{s:s, s:o, s:o, s:o}", "phase", ss_phase_to_string(p->phase), "assert_unchanged",
-                              names_json(&p->assert_unchanged), "assert_degraded", names_json(&p->assert_degraded),
-                              "assert_recovered", names_json(&p->assert_recovered));
+        json_t *o = json_pack(
+                "{s:s, s:o, s:o, s:o}", "phase", ss_phase_to_string(p->phase), "assert_unchanged",
+                names_json(&p->assert_unchanged), "assert_degraded", names_json(&p->assert_degraded),
+                "assert_recovered", names_json(&p->assert_recovered));
         if (o)
                 set_num(o, "within", p->has_within, p->within);
         return o;
@@ -202,6 +213,7 @@ json_t *plan_json_steady_state(const struct drill_steady_state *ss) {
                 json_array_append_new(signals, signal_json(&ss->signals[i]));
         for (size_t i = 0; phases && i < ss->n_phases; i++)
                 json_array_append_new(phases, phase_json(&ss->phases[i]));
-        return json_pack("{s:{s:I, s:I}, s:o, s:o}", "capture", "samples", (json_int_t)ss->samples, "window_ms",
-                         (json_int_t)ss->window_ms, "signals", signals, "phases", phases);
+        return json_pack(
+                "{s:{s:I, s:I}, s:o, s:o}", "capture", "samples", (json_int_t)ss->samples, "window_ms",
+                (json_int_t)ss->window_ms, "signals", signals, "phases", phases);
 }

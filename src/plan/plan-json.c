@@ -16,9 +16,10 @@ static json_t *node_kinds_json(unsigned bits) {
 }
 
 static json_t *target_json(const struct plan_target *t) {
-        return json_pack("{s:s, s:s, s:s, s:s, s:o}", "name", t->src->name, "runtime",
-                         target_runtime_to_string(t->src->runtime), "container", t->container->name, "service",
-                         t->service->name, "node_kinds", node_kinds_json(t->node_kinds));
+        return json_pack(
+                "{s:s, s:s, s:s, s:s, s:o}", "name", t->src->name, "runtime",
+                target_runtime_to_string(t->src->runtime), "container", t->container->name, "service",
+                t->service->name, "node_kinds", node_kinds_json(t->node_kinds));
 }
 
 static json_t *params_json(const struct drill_fault *f) {
@@ -33,12 +34,14 @@ static json_t *params_json(const struct drill_fault *f) {
 
 /* Every op and probe acts on the fault's target; the executor adds the live
  * identity (container id, pid + start time, netns inode) to the lease. */
-static json_t *ops_json(const char *key, const char *(*name_of)(int), const int *ops, size_t n,
-                        const struct plan_fault *f) {
+static json_t *ops_json(
+        const char *key, const char *(*name_of)(int), const int *ops, size_t n, const struct plan_fault *f) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < n; i++)
-                json_array_append_new(a, json_pack("{s:s, s:{s:s}}", key, name_of(ops[i]), "args", "container",
-                                                   f->target->container->name));
+                json_array_append_new(
+                        a, json_pack(
+                                   "{s:s, s:{s:s}}", key, name_of(ops[i]), "args", "container",
+                                   f->target->container->name));
         return a;
 }
 
@@ -56,21 +59,22 @@ static json_t *compensation_json(const struct plan_fault *f) {
                 undo[i] = (int)f->comp->undo[i];
         for (size_t i = 0; i < f->comp->n_verify; i++)
                 verify[i] = (int)f->comp->verify[i];
-        return json_pack("{s:o, s:o}", "undo", ops_json("op", undo_name, undo, f->comp->n_undo, f), "verify",
-                         ops_json("probe", verify_name, verify, f->comp->n_verify, f));
+        return json_pack(
+                "{s:o, s:o}", "undo", ops_json("op", undo_name, undo, f->comp->n_undo, f), "verify",
+                ops_json("probe", verify_name, verify, f->comp->n_verify, f));
 }
 
 static json_t *fault_json(const struct plan_fault *f) {
         const struct drill_fault *src = f->src;
-        json_t *o = json_pack("{s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:{s:s, s:{s:s}}, s:I}",
-                              "id", f->id, "fault", src->def->id, "target", f->target->src->name, "duration_ms",
-                              (json_int_t)src->duration_ms, "risk", risk_to_string(src->def->risk), "mechanism",
-                              mechanism_to_string(src->def->mechanism), "on_failure",
-                              on_failure_to_string(src->on_failure), "recovery", src->recovery, "params",
-                              params_json(src), "peers", strings_json(f->peers, f->n_peers), "compensation",
-                              compensation_json(f), "effect_check", "check", effect_check_to_string(f->comp->effect),
-                              "args", "container", f->target->container->name, "lease_ttl_s",
-                              (json_int_t)f->lease_ttl_s);
+        json_t *o = json_pack(
+                "{s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:{s:s, s:{s:s}}, s:I}", "id",
+                f->id, "fault", src->def->id, "target", f->target->src->name, "duration_ms",
+                (json_int_t)src->duration_ms, "risk", risk_to_string(src->def->risk), "mechanism",
+                mechanism_to_string(src->def->mechanism), "on_failure",
+                on_failure_to_string(src->on_failure), "recovery", src->recovery, "params", params_json(src),
+                "peers", strings_json(f->peers, f->n_peers), "compensation", compensation_json(f),
+                "effect_check", "check", effect_check_to_string(f->comp->effect), "args", "container",
+                f->target->container->name, "lease_ttl_s", (json_int_t)f->lease_ttl_s);
         if (o && src->network_path)
                 json_object_set_new(o, "network_path", json_string(src->network_path));
         return o;
@@ -83,7 +87,8 @@ static json_t *lanes_json(const struct plan *pl, const struct plan_step *ps) {
                 json_t *ids = json_array();
                 for (size_t k = 0; ids && k < lane->n_faults; k++)
                         json_array_append_new(ids, json_string(pl->faults[lane->first_fault + k].id));
-                json_array_append_new(a, json_pack("{s:s, s:o}", "target", lane->target->src->name, "faults", ids));
+                json_array_append_new(
+                        a, json_pack("{s:s, s:o}", "target", lane->target->src->name, "faults", ids));
         }
         return a;
 }
@@ -104,7 +109,8 @@ static json_t *wait_json(const struct drill_step *st, json_t *o) {
 
 static json_t *step_json(const struct plan *pl, size_t index, const struct plan_step *ps) {
         const struct drill_step *st = ps->src;
-        json_t *o = json_pack("{s:I, s:s}", "index", (json_int_t)index, "kind", step_kind_to_string(st->kind));
+        json_t *o =
+                json_pack("{s:I, s:s}", "index", (json_int_t)index, "kind", step_kind_to_string(st->kind));
         if (!o)
                 return NULL;
         switch (st->kind) {
@@ -125,18 +131,20 @@ static json_t *decisions_json(const struct plan *pl) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < pl->n_decisions; i++) {
                 const struct plan_decision *d = &pl->decisions[i];
-                json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s}", "rule", d->rule, "fault", d->fault_id,
-                                                   "outcome", d->allow ? "allow" : "deny", "reason", d->reason));
+                json_array_append_new(
+                        a, json_pack(
+                                   "{s:s, s:s, s:s, s:s}", "rule", d->rule, "fault", d->fault_id, "outcome",
+                                   d->allow ? "allow" : "deny", "reason", d->reason));
         }
         return a;
 }
 
-#define ARRAY_OF(arr, n, fn)                                                                          \
-        __extension__({                                                                                    \
-                json_t *_a_ = json_array();                                                                \
-                for (size_t _i_ = 0; _a_ && _i_ < (n); _i_++)                                              \
-                        json_array_append_new(_a_, fn(&(arr)[_i_]));                           \
-                _a_;                                                                                       \
+#define ARRAY_OF(arr, n, fn)                                                                                \
+        __extension__({                                                                                     \
+                json_t *_a_ = json_array();                                                                 \
+                for (size_t _i_ = 0; _a_ && _i_ < (n); _i_++)                                               \
+                        json_array_append_new(_a_, fn(&(arr)[_i_]));                                        \
+                _a_;                                                                                        \
         })
 
 int plan_body_json(const struct plan *pl, json_t **ret) {
@@ -145,14 +153,15 @@ int plan_body_json(const struct plan *pl, json_t **ret) {
         for (size_t i = 0; steps && i < pl->n_steps; i++)
                 json_array_append_new(steps, step_json(pl, i, &pl->steps[i]));
         json_t *o = json_pack(
-                "{s:s, s:{s:s, s:s}, s:o, s:{s:s, s:I}, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "format", PLAN_FORMAT,
-                "drill", "name", s->name, "hypothesis", s->hypothesis, "config", plan_json_config(&s->config),
-                "topology", "project", pl->topology->project, "services", (json_int_t)pl->topology->n_services,
-                "targets", ARRAY_OF(pl->targets, pl->n_targets, target_json), "faults",
+                "{s:s, s:{s:s, s:s}, s:o, s:{s:s, s:I}, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "format",
+                PLAN_FORMAT, "drill", "name", s->name, "hypothesis", s->hypothesis, "config",
+                plan_json_config(&s->config), "topology", "project", pl->topology->project, "services",
+                (json_int_t)pl->topology->n_services, "targets",
+                ARRAY_OF(pl->targets, pl->n_targets, target_json), "faults",
                 ARRAY_OF(pl->faults, pl->n_faults, fault_json), "steps", steps, "success",
-                plan_json_success(&s->success), "observability", plan_json_observability(&s->observability), "slo",
-                plan_json_slos(s->slos, s->n_slos), "steady_state", plan_json_steady_state(&s->steady_state),
-                "decisions", decisions_json(pl));
+                plan_json_success(&s->success), "observability", plan_json_observability(&s->observability),
+                "slo", plan_json_slos(s->slos, s->n_slos), "steady_state",
+                plan_json_steady_state(&s->steady_state), "decisions", decisions_json(pl));
         if (!o)
                 return -ENOMEM;
         *ret = o;

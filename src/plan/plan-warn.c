@@ -34,20 +34,26 @@ int plan_collect_warnings(struct plan_builder *b) {
 
         for (size_t i = 0; i < pl->n_targets; i++)
                 if (!target_runs(pl, &pl->targets[i]) &&
-                    (r = pb_warn(b, "%s:%u:%u: target '%s' is run by no execution step; its faults never run", s->path,
-                                 pl->targets[i].src->pos.line, pl->targets[i].src->pos.col,
-                                 pl->targets[i].src->name)) < 0)
+                    (r = pb_warn(
+                             b, "%s:%u:%u: target '%s' is run by no execution step; its faults never run",
+                             s->path, pl->targets[i].src->pos.line, pl->targets[i].src->pos.col,
+                             pl->targets[i].src->name)) < 0)
                         return r;
         for (size_t i = 0; i < s->success.n_criteria; i++) {
                 const struct drill_criterion *c = &s->success.criteria[i];
                 if (!source_produced(s, c->source_id) &&
-                    (r = pb_warn(b, "%s:%u:%u: success criterion reads '%s', which no check or observability source "
-                                    "produces; it will fail with 'no observation recorded'",
-                                 s->path, c->pos.line, c->pos.col, c->source_id)) < 0)
+                    (r =
+                             pb_warn(b,
+                                     "%s:%u:%u: success criterion reads '%s', which no check or "
+                                     "observability source "
+                                     "produces; it will fail with 'no observation recorded'",
+                                     s->path, c->pos.line, c->pos.col, c->source_id)) < 0)
                         return r;
         }
         if (s->config.max_faults != 1 &&
-            (r = pb_warn(b, "%s: config.max_faults is declared but not enforced (as in the reference)", s->path)) < 0)
+            (r =
+                     pb_warn(b, "%s: config.max_faults is declared but not enforced (as in the reference)",
+                             s->path)) < 0)
                 return r;
         return 0;
 }

@@ -19,10 +19,10 @@
 #include "plan/compensation.h"
 #include "topology/topology.h"
 
-#define PLAN_FORMAT       "mayhem.plan/1"
-#define PLAN_ID_MAX       16
-#define PLAN_RUN_ID_MAX   (DRILL_NAME_MAX + 16)
-#define PLAN_LEASE_TTL_MIN_S 120
+#define PLAN_FORMAT             "mayhem.plan/1"
+#define PLAN_ID_MAX             16
+#define PLAN_RUN_ID_MAX         (DRILL_NAME_MAX + 16)
+#define PLAN_LEASE_TTL_MIN_S    120
 #define PLAN_LEASE_TTL_MARGIN_S 60
 
 struct plan_target {
@@ -75,14 +75,16 @@ struct plan {
         size_t n_decisions;
         const char **warnings; /* one line each, FILE:LINE:COL first where there is one; not fingerprinted */
         size_t n_warnings;
-        char *canonical_json;  /* what the fingerprint covers */
+        char *canonical_json; /* what the fingerprint covers */
         char fingerprint[SHA256_HEX_SIZE];
         char run_id[PLAN_RUN_ID_MAX]; /* r-<name>-<first 6 hex of the fingerprint> */
 };
 
 /* Resolves, gates, compensates and fingerprints. Errors point into the drill
  * (exit 4), or are safety refusals (exit 5). Nothing is touched. */
-int plan_build(const struct drill_spec *spec, const struct topology *topo, struct plan **ret, struct mh_error *reterr);
+int plan_build(
+        const struct drill_spec *spec, const struct topology *topo, struct plan **ret,
+        struct mh_error *reterr);
 struct plan *plan_free(struct plan *plan);
 DEFINE_FREEP(struct plan, plan_free)
 

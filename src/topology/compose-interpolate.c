@@ -80,7 +80,7 @@ static int parse_braced(struct expander *x, const char *s, size_t n, struct brac
 
         if (close == n - 2)
                 return compose_fail(x->c, x->at, x->where, "unterminated '${' in '%s'", x->value);
-        *b = (struct braced){.name = body, .name_len = name_length(body, close)};
+        *b = (struct braced){ .name = body, .name_len = name_length(body, close) };
         size_t k = b->name_len;
         b->colon = k < close && body[k] == ':';
         k += b->colon;
@@ -122,7 +122,7 @@ static int expand_dollar(struct expander *x, const char *s, size_t n, unsigned d
                 return emit(x, "$", 1);
         }
         if (n >= 2 && s[1] == '{') {
-                struct braced b = {0};
+                struct braced b = { 0 };
                 int r = parse_braced(x, s, n, &b, used);
                 return r < 0 ? r : apply_braced(x, &b, depth);
         }
@@ -164,7 +164,8 @@ int compose_interpolate(
                 return 0;
         }
         struct expander x = {
-                .c = c, .at = at, .where = where, .value = s, .out = STRBUF_INIT(COMPOSE_VALUE_MAX)};
+                .c = c, .at = at, .where = where, .value = s, .out = STRBUF_INIT(COMPOSE_VALUE_MAX)
+        };
         int r = expand(&x, s, strlen(s), 0);
         if (r >= 0) {
                 const char *copy = arena_strndup(c->scratch, x.out.data ? x.out.data : "", x.out.len);

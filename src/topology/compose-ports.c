@@ -19,7 +19,7 @@ struct port_spec {
 };
 
 static const char *canonical_protocol(const char *s, size_t n) {
-        static const char *const known[] = {"tcp", "udp", "sctp"};
+        static const char *const known[] = { "tcp", "udp", "sctp" };
         for (size_t i = 0; i < ELEMENTSOF(known); i++)
                 if (strlen(known[i]) == n && strncmp(s, known[i], n) == 0)
                         return known[i];
@@ -188,7 +188,7 @@ static int parse_item(
         const char *s, *problem;
         int r;
 
-        *p = (struct port_spec){0};
+        *p = (struct port_spec){ 0 };
         if (node->kind == YNODE_MAP) {
                 r = read_target(c, node, where, p);
                 if (r >= 0)

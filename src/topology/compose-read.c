@@ -96,8 +96,8 @@ int compose_uint(
 }
 
 int compose_bool(const struct compose_ctx *c, const struct ynode *node, const char *where, bool *ret) {
-        static const char *const yes[] = {"true", "yes", "on", "y", "1"};
-        static const char *const no[] = {"false", "no", "off", "n", "0"};
+        static const char *const yes[] = { "true", "yes", "on", "y", "1" };
+        static const char *const no[] = { "false", "no", "off", "n", "0" };
         const char *s;
         int r = compose_string(c, node, where, &s);
         if (r < 0 || !s)
@@ -160,7 +160,7 @@ static int read_entry(
         const struct compose_ctx *c, const struct ynode *node, const char *where, size_t i,
         struct compose_entry *e) {
         char item_where[COMPOSE_WHERE_MAX];
-        *e = (struct compose_entry){.index = i};
+        *e = (struct compose_entry){ .index = i };
         if (node->kind == YNODE_MAP) {
                 e->name = node->pairs[i].key->text;
                 e->at = node->pairs[i].key;

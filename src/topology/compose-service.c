@@ -256,9 +256,9 @@ static int read_healthcheck_numbers(
                 const char *key;
                 int64_t *ret;
         } durations[] = {
-                {"interval", &h->interval_ms},
-                {"timeout", &h->timeout_ms},
-                {"start_period", &h->start_period_ms},
+                { "interval", &h->interval_ms },
+                { "timeout", &h->timeout_ms },
+                { "start_period", &h->start_period_ms },
         };
         char w[COMPOSE_WHERE_MAX];
         bool disable = false;
@@ -285,7 +285,8 @@ static int read_healthcheck(
         char w[COMPOSE_WHERE_MAX];
 
         *h = (struct topo_healthcheck){
-                .interval_ms = -1, .timeout_ms = -1, .start_period_ms = -1, .retries = -1};
+                .interval_ms = -1, .timeout_ms = -1, .start_period_ms = -1, .retries = -1
+        };
         compose_where_key(w, where, "healthcheck");
         int r = compose_expect(c, node, YNODE_MAP, true, w);
         if (r < 0 || !node || ynode_is_null(node))

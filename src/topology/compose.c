@@ -124,7 +124,7 @@ static int index_services(struct compose_ctx *c, const struct ynode *services) {
                                 "invalid service name (compose takes [a-zA-Z0-9._-]+, "
                                 "at most %u characters)",
                                 COMPOSE_NAME_MAX);
-                refs[i] = (struct compose_service_ref){.name = key->text, .index = i};
+                refs[i] = (struct compose_service_ref){ .name = key->text, .index = i };
                 names[i] = key->text;
         }
         qsort(refs, n, sizeof(*refs), cmp_ref);
@@ -179,7 +179,7 @@ static int make_containers(const struct compose_ctx *c, const struct ynode *serv
         for (size_t i = 0; i < t->n_services; i++) {
                 t->services[i].first_container = k;
                 for (unsigned n = 1; n <= t->services[i].replicas; n++, k++) {
-                        t->containers[k] = (struct topo_container){.service = i, .replica = n};
+                        t->containers[k] = (struct topo_container){ .service = i, .replica = n };
                         int r = name_container(c, &t->services[i], n, &t->containers[k].name);
                         if (r < 0)
                                 return r;
@@ -191,7 +191,7 @@ static int make_containers(const struct compose_ctx *c, const struct ynode *serv
 
 /* topology_index() finds name clashes and cycles; point at the key to blame. */
 static int index_topology(const struct compose_ctx *c) {
-        struct mh_error e = {0};
+        struct mh_error e = { 0 };
         char w[COMPOSE_WHERE_MAX], kw[COMPOSE_WHERE_MAX];
         size_t bad = 0;
 
@@ -267,7 +267,7 @@ int compose_parse(
         if (!t)
                 return mh_error_set(
                         reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "%s: out of memory", path);
-        struct compose_ctx c = {.path = t->source_path, .t = t, .scratch = &doc->arena, .reterr = reterr};
+        struct compose_ctx c = { .path = t->source_path, .t = t, .scratch = &doc->arena, .reterr = reterr };
         r = parse_root(&c, doc->root);
         if (r < 0)
                 return r;

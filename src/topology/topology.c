@@ -284,7 +284,7 @@ int topology_resolve(
 /* One pass in dependency order suffices: a service's dependencies are all
  * decided before it is looked at. The bitmap is bounded by TOPOLOGY_SERVICES_MAX. */
 size_t topology_dependents(const struct topology *t, size_t service, size_t *ret_services, size_t max) {
-        uint64_t hit[(TOPOLOGY_SERVICES_MAX + 63) / 64] = {0};
+        uint64_t hit[(TOPOLOGY_SERVICES_MAX + 63) / 64] = { 0 };
         size_t n = 0;
         bool after = false;
 

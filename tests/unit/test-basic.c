@@ -34,7 +34,8 @@ static void test_sha256_vectors(void **state) {
                 { "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
                 { "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
                   "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
-                { "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+                { "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrl"
+                  "mnopqrsmnopqrstnopqrstu",
                   "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1" },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -229,8 +230,9 @@ static void test_suggest_closest(void **state) {
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 const char *got = suggest_closest(cases[i].word, words, ELEMENTSOF(words));
                 if (!streq_ptr(got, cases[i].want))
-                        fail_msg("'%s': got %s, want %s", cases[i].word, got ? got : "NULL",
-                                 cases[i].want ? cases[i].want : "NULL");
+                        fail_msg(
+                                "'%s': got %s, want %s", cases[i].word, got ? got : "NULL",
+                                cases[i].want ? cases[i].want : "NULL");
         }
         assert_null(suggest_closest("steps", words, 0));
 }
@@ -241,7 +243,8 @@ static void test_error_set(void **state) {
         struct mh_error e = { 0 };
 
         assert_int_equal(mh_error_at(&e, "old.yaml", 9, 9, "old"), -EINVAL);
-        assert_int_equal(mh_error_set(&e, -ENOENT, MH_EXIT_CONFIG_ERROR, "config", "no %s here", "file"), -ENOENT);
+        assert_int_equal(
+                mh_error_set(&e, -ENOENT, MH_EXIT_CONFIG_ERROR, "config", "no %s here", "file"), -ENOENT);
         assert_int_equal(e.code, -ENOENT);
         assert_int_equal(e.exit, MH_EXIT_CONFIG_ERROR);
         assert_string_equal(e.id, "config");

@@ -67,7 +67,7 @@ static const char *const reserved_keys[] = {
 };
 
 /* Executable faults without a mechanism: the planner gates them itself. */
-static const char *const gated_by_planner[] = {"clock.skew"};
+static const char *const gated_by_planner[] = { "clock.skew" };
 
 /* Fails with the fault (and parameter) named, so a bad entry is easy to find. */
 static void check_failed(const struct fault_def *f, const struct param_spec *p, const char *expr) {
@@ -319,7 +319,7 @@ static bool round_trips(const struct param_value *v) {
 }
 
 static struct param_value value_of(enum param_type t, double d) {
-        struct param_value v = {.type = t};
+        struct param_value v = { .type = t };
         if (t == PARAM_DURATION)
                 v.i = (int64_t)d;
         else if (t == PARAM_PERCENT)
@@ -340,7 +340,7 @@ static void check_round_trip(const struct fault_def *f, const struct param_spec 
 }
 
 static void test_format_round_trips(void **state) {
-        struct param_value rate = {.type = PARAM_RATE, .u = 10000000};
+        struct param_value rate = { .type = PARAM_RATE, .u = 10000000 };
         char buf[64];
 
         for_each_param(check_round_trip);

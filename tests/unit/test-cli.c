@@ -59,7 +59,8 @@ static struct result run_in(const char *dir, const char *const *args) {
         assert_int_equal(waitpid(pid, &status, 0), pid);
         lseek(out, 0, SEEK_SET);
         lseek(err, 0, SEEK_SET);
-        return (struct result){ .exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1, .out = slurp(out),
+        return (struct result){ .exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+                                .out = slurp(out),
                                 .err = slurp(err) };
 }
 
@@ -78,8 +79,12 @@ static void test_version_and_help(void **state) {
         assert_string_equal(r.out, "mayhem " MAYHEM_VERSION "\n");
         result_done(&r);
         static const char *const helps[][4] = {
-                { "--help" }, { "discover", "--help" }, { "discover", "faults", "--help" },
-                { "discover", "topology", "--help" }, { "prepare", "--help" }, { "prepare", "validate", "--help" },
+                { "--help" },
+                { "discover", "--help" },
+                { "discover", "faults", "--help" },
+                { "discover", "topology", "--help" },
+                { "prepare", "--help" },
+                { "prepare", "validate", "--help" },
                 { "prepare", "plan", "-h" },
         };
         for (size_t i = 0; i < ELEMENTSOF(helps); i++) {
@@ -121,25 +126,37 @@ struct failure {
 };
 
 static const struct failure failures[] = {
-        { { "prepare", "validate" }, 2, "error: [usage] missing argument: usage: mayhem prepare validate SPEC" },
+        { { "prepare", "validate" },
+          2,
+          "error: [usage] missing argument: usage: mayhem prepare validate SPEC" },
         { { "prepre" }, 2, "error: [usage] unknown command 'prepre' (did you mean 'prepare'?)" },
         { { "prepare", "validate", "--jsn", DEMO }, 2, "error: [usage] unknown option '--jsn'" },
-        { { "--format", "xml", "discover", "faults" }, 2, "error: [usage] --format takes text or json, not 'xml'" },
-        { { "prepare", "validate", "nope.yaml", "-c", "examples/demo/compose.yaml" }, 4,
+        { { "--format", "xml", "discover", "faults" },
+          2,
+          "error: [usage] --format takes text or json, not 'xml'" },
+        { { "prepare", "validate", "nope.yaml", "-c", "examples/demo/compose.yaml" },
+          4,
           "error: nope.yaml: cannot open: No such file or directory" },
-        { { "prepare", "validate", "tests/data/drills/reference-example.yaml", "-c", "examples/demo/compose.yaml" }, 4,
-          "tests/data/drills/reference-example.yaml:37:18: error: execution[3].sequential[0]: 'testcase-lb' is not a "
+        { { "prepare", "validate", "tests/data/drills/reference-example.yaml", "-c",
+            "examples/demo/compose.yaml" },
+          4,
+          "tests/data/drills/reference-example.yaml:37:18: error: execution[3].sequential[0]: 'testcase-lb' "
+          "is not a "
           "declared target" },
         { { "--format", "json", "prepare", "validate", "tests/data/drills/reference-example.yaml", "-c",
             "examples/demo/compose.yaml" },
-          4, "{\"error\":{\"code\":\"validation\",\"col\":18,\"exit\":4,\"file\":" },
-        { { "discover", "faults", "-e", "net.latncy" }, 4, "error: unknown fault 'net.latncy' (did you mean 'net.latency'?)" },
+          4,
+          "{\"error\":{\"code\":\"validation\",\"col\":18,\"exit\":4,\"file\":" },
+        { { "discover", "faults", "-e", "net.latncy" },
+          4,
+          "error: unknown fault 'net.latncy' (did you mean 'net.latency'?)" },
 };
 
 static void test_failures(void **state) {
         for (size_t i = 0; i < ELEMENTSOF(failures); i++) {
                 struct result r = run_in(NULL, failures[i].args);
-                if (r.exit != failures[i].exit || strncmp(r.err, failures[i].err, strlen(failures[i].err)) != 0)
+                if (r.exit != failures[i].exit ||
+                    strncmp(r.err, failures[i].err, strlen(failures[i].err)) != 0)
                         fail_msg("case %zu: exit %d, stderr: %s", i, r.exit, r.err);
                 assert_string_equal(r.out, "");
                 result_done(&r);

@@ -23,7 +23,7 @@
 
 static struct drill_spec *parse_ok(const char *yaml) {
         struct drill_spec *spec = NULL;
-        struct mh_error e = {0};
+        struct mh_error e = { 0 };
         int r = drill_parse("t.yaml", yaml, strlen(yaml), &spec, &e);
         if (r < 0)
                 fail_msg("unexpected error %d at %u:%u: %s\n%s", r, e.line, e.col, e.msg, yaml);
@@ -33,7 +33,7 @@ static struct drill_spec *parse_ok(const char *yaml) {
 
 static struct drill_spec *parse_checked(const char *yaml) {
         struct drill_spec *spec = parse_ok(yaml);
-        struct mh_error e = {0};
+        struct mh_error e = { 0 };
         if (drill_spec_check(spec, &e) < 0)
                 fail_msg("unexpected check error at %u:%u: %s", e.line, e.col, e.msg);
         return spec;
@@ -58,7 +58,7 @@ static void assert_names(const struct drill_names *n, const char *a, const char 
 static void test_reference_example(void **state) {
         const char *dir = getenv("MAYHEM_TEST_DATA");
         char path[1024];
-        struct mh_error e = {0};
+        struct mh_error e = { 0 };
 
         assert_non_null(dir);
         snprintf(path, sizeof(path), "%s/drills/reference-example.yaml", dir);
@@ -123,8 +123,8 @@ static void test_reference_example(void **state) {
         assert_true(param(&dl->faults[0], "path")->given);
 
         /* steps */
-        static const enum step_kind kinds[] = {STEP_PARALLEL,   STEP_WAIT, STEP_CHECK,
-                                               STEP_SEQUENTIAL, STEP_WAIT, STEP_CHECK_SPEC};
+        static const enum step_kind kinds[] = { STEP_PARALLEL,   STEP_WAIT, STEP_CHECK,
+                                                STEP_SEQUENTIAL, STEP_WAIT, STEP_CHECK_SPEC };
         assert_int_equal(s->n_steps, ELEMENTSOF(kinds));
         for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
                 assert_int_equal(s->steps[i].kind, kinds[i]);
@@ -195,16 +195,17 @@ static void test_params_flat_equals_block(void **state) {
         static const struct {
                 const char *flat, *block;
         } cases[] = {
-                {"      - {fault: mem.exhaust, amount: 256M, mode: allocate}\n",
-                 "      - {fault: mem.exhaust, params: {amount: 256M, mode: allocate}}\n"},
-                {"      - {fault: net.latency, delay_ms: 250, jitter_ms: 10, direction: both}\n",
-                 "      - {fault: net.latency, params: {delay_ms: 250, jitter_ms: 10, direction: both}}\n"},
-                {"      - {fault: net.bandwidth, rate: 10mbit, burst: 32k}\n",
-                 "      - {fault: net.bandwidth, params: {rate: 10mbit, burst: 32k}}\n"},
-                {"      - {fault: fs.io_stress, seconds: 30s, workers: 2, op: read}\n",
-                 "      - {fault: fs.io_stress, params: {seconds: 30s, workers: 2, op: read}}\n"},
-                {"      - {fault: cpu.saturate, percent: 12.5%}\n",
-                 "      - {fault: cpu.saturate, params: {percent: 12.5}}\n"},
+                { "      - {fault: mem.exhaust, amount: 256M, mode: allocate}\n",
+                  "      - {fault: mem.exhaust, params: {amount: 256M, mode: allocate}}\n" },
+                { "      - {fault: net.latency, delay_ms: 250, jitter_ms: 10, direction: both}\n",
+                  "      - {fault: net.latency, params: {delay_ms: 250, jitter_ms: 10, direction: "
+                  "both}}\n" },
+                { "      - {fault: net.bandwidth, rate: 10mbit, burst: 32k}\n",
+                  "      - {fault: net.bandwidth, params: {rate: 10mbit, burst: 32k}}\n" },
+                { "      - {fault: fs.io_stress, seconds: 30s, workers: 2, op: read}\n",
+                  "      - {fault: fs.io_stress, params: {seconds: 30s, workers: 2, op: read}}\n" },
+                { "      - {fault: cpu.saturate, percent: 12.5%}\n",
+                  "      - {fault: cpu.saturate, params: {percent: 12.5}}\n" },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 char a[512], b[512];
@@ -266,11 +267,11 @@ static void test_seconds_alias(void **state) {
                 const char *yaml;
                 int64_t delay_ms;
         } cases[] = {
-                {"      - {fault: net.latency, seconds: 2s}\n", 2000},
-                {"      - {fault: net.latency, seconds: 2}\n", 2000}, /* bare number = seconds */
-                {"      - {fault: net.latency, params: {seconds: 1.5s}}\n", 1500},
-                {"      - {fault: net.latency, seconds: 250ms}\n", 250},
-                {"      - {fault: net.latency, delay_ms: 2000}\n", 2000},
+                { "      - {fault: net.latency, seconds: 2s}\n", 2000 },
+                { "      - {fault: net.latency, seconds: 2}\n", 2000 }, /* bare number = seconds */
+                { "      - {fault: net.latency, params: {seconds: 1.5s}}\n", 1500 },
+                { "      - {fault: net.latency, seconds: 250ms}\n", 250 },
+                { "      - {fault: net.latency, delay_ms: 2000}\n", 2000 },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 char yaml[512];
@@ -354,8 +355,8 @@ static void test_booleans(void **state) {
                 const char *text;
                 bool value;
         } cases[] = {
-                {"yes", true},  {"no", false}, {"true", true}, {"false", false},
-                {"True", true}, {"NO", false}, {"on", true},   {"off", false},
+                { "yes", true },  { "no", false }, { "true", true }, { "false", false },
+                { "True", true }, { "NO", false }, { "on", true },   { "off", false },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 char yaml[512];

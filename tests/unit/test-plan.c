@@ -10,17 +10,16 @@
 #include "catalog/catalog.h"
 #include "plan/plan.h"
 
-static const char *const compose_yaml =
-        "name: shop\n"
-        "services:\n"
-        "  api:\n"
-        "    image: api\n"
-        "    container_name: shop-api\n"
-        "    depends_on: [db]\n"
-        "  db:\n"
-        "    image: db\n"
-        "  cache:\n"
-        "    image: cache\n";
+static const char *const compose_yaml = "name: shop\n"
+                                        "services:\n"
+                                        "  api:\n"
+                                        "    image: api\n"
+                                        "    container_name: shop-api\n"
+                                        "    depends_on: [db]\n"
+                                        "  db:\n"
+                                        "    image: db\n"
+                                        "  cache:\n"
+                                        "    image: cache\n";
 
 struct built {
         struct topology *topo;
@@ -38,7 +37,8 @@ static void built_done(struct built *b) {
 
 static struct built build(const char *drill) {
         struct built b = { 0 };
-        assert_int_equal(compose_parse("compose.yaml", compose_yaml, strlen(compose_yaml), &b.topo, &b.err), 0);
+        assert_int_equal(
+                compose_parse("compose.yaml", compose_yaml, strlen(compose_yaml), &b.topo, &b.err), 0);
         b.r = drill_parse("drill.yaml", drill, strlen(drill), &b.spec, &b.err);
         if (b.r >= 0)
                 b.r = plan_build(b.spec, b.topo, &b.plan, &b.err);
@@ -47,26 +47,27 @@ static struct built build(const char *drill) {
 
 #define DRILL_HEAD "kind: drill\nname: Shop Drill\n"
 
-static const char *const base_drill = DRILL_HEAD
-        "containers:\n"
-        "  shop-api:\n"
-        "    faults:\n"
-        "      - fault: net.latency\n"
-        "        delay_ms: 200\n"
-        "        jitter_ms: 10\n"
-        "        targets: [shop-db-1]\n"
-        "      - {fault: net.bandwidth, rate: 10mbit, duration: 20s}\n"
-        "  shop-db-1:\n"
-        "    faults:\n"
-        "      - fault: container.pause\n"
-        "execution:\n"
-        "  - parallel: [shop-api, shop-db-1]\n"
-        "  - wait: 5s\n"
-        "  - check:\n"
-        "      - http: http://127.0.0.1:8080/\n";
+static const char *const base_drill =
+        DRILL_HEAD "containers:\n"
+                   "  shop-api:\n"
+                   "    faults:\n"
+                   "      - fault: net.latency\n"
+                   "        delay_ms: 200\n"
+                   "        jitter_ms: 10\n"
+                   "        targets: [shop-db-1]\n"
+                   "      - {fault: net.bandwidth, rate: 10mbit, duration: 20s}\n"
+                   "  shop-db-1:\n"
+                   "    faults:\n"
+                   "      - fault: container.pause\n"
+                   "execution:\n"
+                   "  - parallel: [shop-api, shop-db-1]\n"
+                   "  - wait: 5s\n"
+                   "  - check:\n"
+                   "      - http: http://127.0.0.1:8080/\n";
 
 /* The same drill written differently: key order, params block, comments, flow style. */
-static const char *const same_drill_rewritten = "# comments do not matter\n"
+static const char *const same_drill_rewritten =
+        "# comments do not matter\n"
         "name: Shop Drill\n"
         "kind: drill\n"
         "execution:\n"
@@ -125,20 +126,27 @@ static void test_plan_content(void **state) {
         assert_int_equal(json_array_size(faults), 3);
         json_t *lat = json_array_get(faults, 0), *bw = json_array_get(faults, 1);
         assert_string_equal(json_string_value(json_object_get(lat, "id")), "f-0001");
-        assert_int_equal(json_integer_value(json_object_get(json_object_get(lat, "params"), "delay_ms")), 200);
-        assert_string_equal(json_string_value(json_object_get(json_object_get(lat, "params"), "direction")), "egress");
-        assert_string_equal(json_string_value(json_array_get(json_object_get(lat, "peers"), 0)), "shop-db-1");
-        assert_int_equal(json_integer_value(json_object_get(json_object_get(bw, "params"), "rate")), 10000000);
+        assert_int_equal(
+                json_integer_value(json_object_get(json_object_get(lat, "params"), "delay_ms")), 200);
+        assert_string_equal(
+                json_string_value(json_object_get(json_object_get(lat, "params"), "direction")), "egress");
+        assert_string_equal(
+                json_string_value(json_array_get(json_object_get(lat, "peers"), 0)), "shop-db-1");
+        assert_int_equal(
+                json_integer_value(json_object_get(json_object_get(bw, "params"), "rate")), 10000000);
         assert_int_equal(json_integer_value(json_object_get(bw, "duration_ms")), 20000);
         json_t *undo = json_object_get(json_object_get(lat, "compensation"), "undo");
-        assert_string_equal(json_string_value(json_object_get(json_array_get(undo, 0), "op")), "net.unshape");
+        assert_string_equal(
+                json_string_value(json_object_get(json_array_get(undo, 0), "op")), "net.unshape");
 
         json_t *step0 = json_array_get(json_object_get(j, "steps"), 0);
         json_t *lanes = json_object_get(step0, "lanes");
         assert_int_equal(json_array_size(lanes), 2);
         assert_int_equal(json_array_size(json_object_get(json_array_get(lanes, 0), "faults")), 2);
-        assert_string_equal(json_string_value(json_object_get(json_array_get(lanes, 1), "target")), "shop-db-1");
-        json_t *check = json_array_get(json_object_get(json_array_get(json_object_get(j, "steps"), 2), "checks"), 0);
+        assert_string_equal(
+                json_string_value(json_object_get(json_array_get(lanes, 1), "target")), "shop-db-1");
+        json_t *check =
+                json_array_get(json_object_get(json_array_get(json_object_get(j, "steps"), 2), "checks"), 0);
         assert_string_equal(json_string_value(json_object_get(check, "id")), "check-0002-0");
         assert_string_equal(json_string_value(json_object_get(j, "fingerprint")), b.plan->fingerprint);
         json_decref(j);
@@ -179,22 +187,26 @@ struct refusal {
 };
 
 static const struct refusal refusals[] = {
-        { DRILL_HEAD "config: {risk_ceiling: low}\ncontainers:\n  shop-api:\n    faults:\n      - fault: container.pause\n"
+        { DRILL_HEAD "config: {risk_ceiling: low}\ncontainers:\n  shop-api:\n    faults:\n      - fault: "
+                     "container.pause\n"
                      "execution:\n  - parallel: [shop-api]\n",
           MH_EXIT_SAFETY_REFUSAL, "safety_refusal", 7, 16,
-          "safety refused: container.pause has risk medium, above the drill's risk_ceiling low [policy.risk_ceiling]" },
+          "safety refused: container.pause has risk medium, above the drill's risk_ceiling low "
+          "[policy.risk_ceiling]" },
         { DRILL_HEAD "containers:\n  shop-api:\n    faults:\n      - {fault: clock.skew, offset_ms: 5000}\n"
                      "execution:\n  - parallel: [shop-api]\n",
           MH_EXIT_SAFETY_REFUSAL, "safety_refusal", 6, 17,
-          "safety refused: clock.skew on 'shop-api': the container shares the host kernel's clock, so skewing it "
+          "safety refused: clock.skew on 'shop-api': the container shares the host kernel's clock, so "
+          "skewing it "
           "would move the host's clock for every process [safety.host_clock]" },
         { DRILL_HEAD "containers:\n  shop-apx:\n    faults:\n      - fault: container.pause\n"
                      "execution:\n  - parallel: [shop-apx]\n",
           MH_EXIT_VALIDATION_ERROR, "validation", 4, 3,
           "target 'shop-apx': no container or service named 'shop-apx' in compose.yaml (known: shop-api, "
           "shop-db-1, shop-cache-1); did you mean 'shop-api'?" },
-        { DRILL_HEAD "containers:\n  shop-api:\n    faults:\n      - {fault: net.partition, targets: [nowhere]}\n"
-                     "execution:\n  - parallel: [shop-api]\n",
+        { DRILL_HEAD
+          "containers:\n  shop-api:\n    faults:\n      - {fault: net.partition, targets: [nowhere]}\n"
+          "execution:\n  - parallel: [shop-api]\n",
           MH_EXIT_VALIDATION_ERROR, "validation", 6, 42,
           "net.partition peer: no container or service named 'nowhere' in compose.yaml (known: shop-api, "
           "shop-db-1, shop-cache-1)" },
@@ -202,10 +214,12 @@ static const struct refusal refusals[] = {
                      "    faults: [{fault: container.pause}]\nexecution:\n  - parallel: [k]\n",
           MH_EXIT_VALIDATION_ERROR, "validation", 4, 3,
           "target 'k': kubernetes targets are not supported yet; use a docker target" },
-        { DRILL_HEAD "containers:\n  shop-api:\n    faults: [{fault: container.pause}]\nexecution:\n"
-                     "  - check_spec: [{probe: {type: tcp, host: h, port: 1}, execution: container, target: ghost}]\n",
+        { DRILL_HEAD
+          "containers:\n  shop-api:\n    faults: [{fault: container.pause}]\nexecution:\n"
+          "  - check_spec: [{probe: {type: tcp, host: h, port: 1}, execution: container, target: ghost}]\n",
           MH_EXIT_VALIDATION_ERROR, "validation", 7, 87,
-          "check 'check-0000-0' target: no container or service named 'ghost' in compose.yaml (known: shop-api, "
+          "check 'check-0000-0' target: no container or service named 'ghost' in compose.yaml (known: "
+          "shop-api, "
           "shop-db-1, shop-cache-1)" },
 };
 
@@ -225,19 +239,22 @@ static void test_refusals(void **state) {
 }
 
 static void test_warnings(void **state) {
-        struct built b = build(DRILL_HEAD "containers:\n  shop-api:\n    faults: [{fault: container.pause}]\n"
-                                          "  shop-db-1:\n    faults: [{fault: container.pause}]\n"
-                                          "execution:\n  - parallel: [shop-api]\n"
-                                          "  - check_spec: [{id: api.health, probe: {type: tcp, host: h, port: 1}}]\n"
-                                          "success:\n  criteria: [{type: status, source_id: ghost.status, expected: 200},\n"
-                                          "             {type: boolean, source_id: api.health}]\n");
+        struct built b = build(
+                DRILL_HEAD "containers:\n  shop-api:\n    faults: [{fault: container.pause}]\n"
+                           "  shop-db-1:\n    faults: [{fault: container.pause}]\n"
+                           "execution:\n  - parallel: [shop-api]\n"
+                           "  - check_spec: [{id: api.health, probe: {type: tcp, host: h, port: 1}}]\n"
+                           "success:\n  criteria: [{type: status, source_id: ghost.status, expected: 200},\n"
+                           "             {type: boolean, source_id: api.health}]\n");
         assert_int_equal(b.r, 0);
         assert_int_equal(b.plan->n_warnings, 2);
-        assert_string_equal(b.plan->warnings[0],
-                            "drill.yaml:6:3: target 'shop-db-1' is run by no execution step; its faults never run");
-        assert_string_equal(b.plan->warnings[1],
-                            "drill.yaml:12:14: success criterion reads 'ghost.status', which no check or observability "
-                            "source produces; it will fail with 'no observation recorded'");
+        assert_string_equal(
+                b.plan->warnings[0],
+                "drill.yaml:6:3: target 'shop-db-1' is run by no execution step; its faults never run");
+        assert_string_equal(
+                b.plan->warnings[1],
+                "drill.yaml:12:14: success criterion reads 'ghost.status', which no check or observability "
+                "source produces; it will fail with 'no observation recorded'");
         built_done(&b);
 }
 

@@ -17,7 +17,7 @@
 
 static struct topology *parse_ok(const char *yaml) {
         struct topology *t = NULL;
-        struct mh_error e = {0};
+        struct mh_error e = { 0 };
         int r = compose_parse(FAKE_PATH, yaml, strlen(yaml), &t, &e);
         if (r < 0)
                 print_message("unexpected error: %s:%u:%u: %s\n", e.path, e.line, e.col, e.msg);
@@ -28,7 +28,7 @@ static struct topology *parse_ok(const char *yaml) {
 
 static void expect_error(const char *yaml, unsigned line, unsigned col, const char *msg) {
         struct topology *t = NULL;
-        struct mh_error e = {0};
+        struct mh_error e = { 0 };
         int r = compose_parse(FAKE_PATH, yaml, strlen(yaml), &t, &e);
         if (r >= 0 || !streq(e.msg, msg) || e.line != line || e.col != col)
                 print_message("got r=%d %u:%u: %s\nfor:\n%s\n", r, e.line, e.col, e.msg, yaml);
@@ -168,11 +168,13 @@ static void test_ports_short_forms(void **state) {
                 uint16_t ctr, host;
                 const char *ip, *proto;
         } want[] = {
-                {80, 0, NULL, "tcp"},           {443, 0, NULL, "tcp"},   {81, 8080, NULL, "tcp"},
-                {53, 5353, "127.0.0.1", "udp"}, {9000, 0, "::1", "tcp"}, {7000, 0, "127.0.0.1", "sctp"},
-                {90, 8000, NULL, "tcp"},        {91, 8001, NULL, "tcp"}, {92, 8002, NULL, "tcp"},
-                {6000, 0, NULL, "tcp"},         {6001, 0, NULL, "tcp"},  {3000, 0, NULL, "tcp"},
-                {4000, 0, NULL, "tcp"},
+                { 80, 0, NULL, "tcp" },    { 443, 0, NULL, "tcp" },
+                { 81, 8080, NULL, "tcp" }, { 53, 5353, "127.0.0.1", "udp" },
+                { 9000, 0, "::1", "tcp" }, { 7000, 0, "127.0.0.1", "sctp" },
+                { 90, 8000, NULL, "tcp" }, { 91, 8001, NULL, "tcp" },
+                { 92, 8002, NULL, "tcp" }, { 6000, 0, NULL, "tcp" },
+                { 6001, 0, NULL, "tcp" },  { 3000, 0, NULL, "tcp" },
+                { 4000, 0, NULL, "tcp" },
         };
         const struct topo_service *s = &t->services[0];
         assert_int_equal(s->n_ports, ELEMENTSOF(want));
@@ -339,8 +341,8 @@ static void test_interpolation(void **state) {
         assert_int_equal(a->ports[2].container_port, 82);
         assert_int_equal(a->replicas, 3);
         assert_string_equal(a->cap_add[0], "NET_RAW");
-        const char *want[] = {"CMD", "echo", "$HOME", "", "used", "x", "cost: 5$",
-                              "$1",  "1.4",  "set",   "", "",     ""};
+        const char *want[] = { "CMD", "echo", "$HOME", "", "used", "x", "cost: 5$",
+                               "$1",  "1.4",  "set",   "", "",     "" };
         assert_int_equal(a->healthcheck.n_test, ELEMENTSOF(want));
         for (size_t i = 0; i < ELEMENTSOF(want); i++)
                 assert_string_equal(a->healthcheck.test[i], want[i]);
@@ -410,8 +412,8 @@ static void test_container_naming(void **state) {
                                       "  both: {scale: 2, deploy: {replicas: 2}}\n"
                                       "  off: {scale: 0}\n"
                                       "  db: {container_name: main-db, deploy: {replicas: 1}}\n");
-        const char *want[] = {"shop-web-1",    "shop-web-2",  "shop-web-3",  "shop-worker-1",
-                              "shop-worker-2", "shop-both-1", "shop-both-2", "main-db"};
+        const char *want[] = { "shop-web-1",    "shop-web-2",  "shop-web-3",  "shop-worker-1",
+                               "shop-worker-2", "shop-both-1", "shop-both-2", "main-db" };
         assert_int_equal(t->n_containers, ELEMENTSOF(want));
         for (size_t i = 0; i < ELEMENTSOF(want); i++)
                 assert_string_equal(t->containers[i].name, want[i]);
@@ -436,7 +438,7 @@ static void test_project_name(void **state) {
         assert_string_equal(t->project, "fromenv");
         topology_free(t);
         setenv("COMPOSE_PROJECT_NAME", "-bad", 1);
-        struct mh_error e = {0};
+        struct mh_error e = { 0 };
         assert_int_equal(compose_parse("x.yaml", "services: {a: {}}", 17, &t, &e), -EINVAL);
         assert_int_equal(e.exit, MH_EXIT_VALIDATION_ERROR);
         assert_string_equal(
@@ -458,7 +460,7 @@ static void test_project_name(void **state) {
 static void test_load_from_directory(void **state) {
         _cleanup_free_ char *path = data_path("shop/compose.yaml");
         struct topology *t = NULL;
-        struct mh_error e = {0};
+        struct mh_error e = { 0 };
         unsetenv("SHOP_TAG");
         assert_int_equal(compose_load(path, &t, &e), 0);
         assert_string_equal(t->project, "shop");
@@ -488,7 +490,7 @@ static void touch(const char *dir, const char *name) {
 
 static void test_find_default(void **state) {
         char dir[] = "/tmp/mh-topo-XXXXXX";
-        struct mh_error e = {0};
+        struct mh_error e = { 0 };
         char *p = NULL;
 
         assert_non_null(mkdtemp(dir));
@@ -497,7 +499,7 @@ static void test_find_default(void **state) {
         assert_non_null(
                 strstr(e.msg, "looked for compose.yaml, compose.yml, docker-compose.yml and "
                               "docker-compose.yaml); name one with -c FILE"));
-        const char *order[] = {"docker-compose.yaml", "docker-compose.yml", "compose.yml", "compose.yaml"};
+        const char *order[] = { "docker-compose.yaml", "docker-compose.yml", "compose.yml", "compose.yaml" };
         for (size_t i = 0; i < ELEMENTSOF(order); i++) {
                 _cleanup_free_ char *want = NULL;
                 touch(dir, order[i]);
@@ -531,7 +533,7 @@ static const char *const resolve_yaml = "name: r\n"
 static void test_resolve(void **state) {
         struct topology *t = parse_ok(resolve_yaml);
         const struct topo_container *c = NULL;
-        struct mh_error e = {0};
+        struct mh_error e = { 0 };
 
         assert_int_equal(topology_resolve(t, "postgres", &c, &e), 0);
         assert_string_equal(c->name, "postgres");
@@ -567,7 +569,7 @@ static void test_resolve(void **state) {
 static void test_resolve_many(void **state) {
         struct topology *t = parse_ok("name: m\nservices:\n  w: {scale: 12}\n  solo: {}\n");
         const struct topo_container *c = NULL;
-        struct mh_error e = {0};
+        struct mh_error e = { 0 };
         assert_int_equal(topology_resolve(t, "w", &c, &e), -EINVAL);
         assert_string_equal(
                 e.msg, "service 'w' has 12 containers; name one of them: m-w-1, m-w-2, m-w-3, m-w-4, "
@@ -687,7 +689,7 @@ static void test_thousand_services(void **state) {
         memcpy(edge, "[]      ", 8);
 
         struct topology *t = NULL;
-        struct mh_error e = {0};
+        struct mh_error e = { 0 };
         clock_gettime(CLOCK_MONOTONIC, &t0);
         assert_int_equal(compose_parse(FAKE_PATH, b.data, b.len, &t, &e), 0);
         const struct topo_container *c = NULL;
@@ -724,110 +726,111 @@ static void test_malformed(void **state) {
                 unsigned line, col;
                 const char *msg;
         } cases[] = {
-                {"- a\n- b\n", 1, 1, "expected a mapping at the top level, not a list"},
-                {"name: x\nvolumes: {}\n", 1, 1, "no services: mapping at the top level"},
-                {"name: x\nservices: [a, b]\n", 2, 11, "services: expected a mapping, not a list"},
-                {"name: x\nservices:\n  api: nginx\n", 3, 8,
-                 "services.api: expected a mapping, not a scalar"},
-                {"name: x\nservices:\n  api:\n", 3, 7, "services.api: expected a mapping, not null"},
-                {"name: x\nservices:\n  'bad name': {}\n", 3, 3,
-                 "services.bad name: invalid service name (compose takes [a-zA-Z0-9._-]+, at most 255 "
-                 "characters)"},
-                {"name: x\nservices:\n  api:\n    ports:\n      - \"8080:80\"\n      - \"80:abc\"\n", 6, 9,
-                 "services.api.ports[1]: invalid port '80:abc'"},
-                {"name: x\nservices:\n  api:\n    ports: ['70000:80']\n", 4, 13,
-                 "services.api.ports[0]: invalid port '70000:80': port numbers go from 1 to 65535"},
-                {"name: x\nservices:\n  api:\n    ports: ['8000-8002:80-81']\n", 4, 13,
-                 "services.api.ports[0]: invalid port '8000-8002:80-81': "
-                 "the host and container ranges differ in length"},
-                {"name: x\nservices:\n  api:\n    ports: ['8080:80-81']\n", 4, 13,
-                 "services.api.ports[0]: invalid port '8080:80-81': "
-                 "a container range needs a host range of the same length"},
-                {"name: x\nservices:\n  api:\n    ports: ['80/http']\n", 4, 13,
-                 "services.api.ports[0]: invalid port '80/http': the protocol must be tcp, udp or sctp"},
-                {"name: x\nservices:\n  api:\n    ports: ['1.2.3:80:80']\n", 4, 13,
-                 "services.api.ports[0]: invalid port '1.2.3:80:80': the host address is not an IP address"},
-                {"name: x\nservices:\n  api:\n    ports: ['0']\n", 4, 13,
-                 "services.api.ports[0]: invalid port '0': port numbers go from 1 to 65535"},
-                {"name: x\nservices:\n  api:\n    ports: ['1:2:3:4']\n", 4, 13,
-                 "services.api.ports[0]: invalid port '1:2:3:4'"},
-                {"name: x\nservices:\n  api:\n    ports: [[80]]\n", 4, 13,
-                 "services.api.ports[0]: expected a port or a mapping, not a list"},
-                {"name: x\nservices:\n  api:\n    ports:\n      - published: 80\n", 5, 9,
-                 "services.api.ports[0]: missing 'target', the container port"},
-                {"name: x\nservices:\n  api:\n    ports:\n      - target: 80\n        protocol: http\n", 6,
-                 19, "services.api.ports[0].protocol: protocol must be tcp, udp or sctp, not 'http'"},
-                {"name: x\nservices:\n  api:\n    ports:\n      - target: 80\n        host_ip: localhost\n",
-                 6, 18, "services.api.ports[0].host_ip: 'localhost' is not an IP address"},
-                {"name: x\nservices:\n  api:\n    ports:\n      - {target: 80, published: 8x}\n", 5, 33,
-                 "services.api.ports[0].published: invalid published port '8x'"},
-                {"name: x\nservices:\n  api:\n    ports: 80\n", 4, 12,
-                 "services.api.ports: expected a list, not a scalar"},
-                {"name: x\nservices:\n  api:\n    depends_on: [dbb]\n  db: {}\n", 4, 18,
-                 "services.api.depends_on[0]: unknown service 'dbb'; did you mean 'db'?"},
-                {"name: x\nservices:\n  api:\n    depends_on:\n      redis: {condition: service_started}\n",
-                 5, 7, "services.api.depends_on.redis: unknown service 'redis'"},
-                {"name: x\nservices:\n  api:\n    depends_on:\n      db: {condition: healthy}\n  db: {}\n",
-                 5, 23,
-                 "services.api.depends_on.db.condition: expected service_started, service_healthy or "
-                 "service_completed_successfully, not 'healthy'"},
-                {"name: x\nservices:\n  api:\n    depends_on: [db, db]\n  db: {}\n", 4, 22,
-                 "services.api.depends_on[1]: 'db' is listed twice"},
-                {"name: x\nservices:\n  api:\n    depends_on: db\n", 4, 17,
-                 "services.api.depends_on: expected a list or a mapping, not a scalar"},
-                {"name: x\nservices:\n"
-                 "  a: {depends_on: [b]}\n  b: {depends_on: [c]}\n  c: {depends_on: [a]}\n",
-                 3, 19, "services.a.depends_on: dependency cycle: a -> b -> c -> a"},
-                {"name: x\nservices:\n  a: {depends_on: [a]}\n", 3, 19,
-                 "services.a.depends_on: dependency cycle: a -> a"},
-                {"name: x\nservices:\n  api:\n    networks: [back]\nnetworks:\n  bak:\n", 4, 16,
-                 "services.api.networks[0]: undefined network 'back'; did you mean 'bak'?"},
-                {"name: x\nservices:\n  api:\n    networks: {front: [x]}\nnetworks: {front: ~}\n", 4, 23,
-                 "services.api.networks.front: expected a mapping, not a list"},
-                {"name: x\nservices:\n  api:\n    network_mode: host\n    networks: [default]\n", 5, 15,
-                 "services.api.networks: cannot be combined with network_mode"},
-                {"name: x\nservices: {a: {}}\nnetworks: [a]\n", 3, 11,
-                 "networks: expected a mapping, not a list"},
-                {"name: x\nservices:\n  api:\n    cap_add: NET_ADMIN\n", 4, 14,
-                 "services.api.cap_add: expected a list, not a scalar"},
-                {"name: x\nservices:\n  api:\n    cap_add: [NET_ADMIN, 'SYS TIME']\n", 4, 26,
-                 "services.api.cap_add[1]: invalid capability 'SYS TIME'"},
-                {"name: x\nservices:\n  api:\n    healthcheck:\n      interval: 10x\n", 5, 17,
-                 "services.api.healthcheck.interval: invalid duration '10x' (use e.g. 500ms, 30s, 1m30s)"},
-                {"name: x\nservices:\n  api:\n    healthcheck:\n      retries: many\n", 5, 16,
-                 "services.api.healthcheck.retries: expected a whole number from 0 to 2147483647, not "
-                 "'many'"},
-                {"name: x\nservices:\n  api:\n    healthcheck:\n      disable: maybe\n", 5, 16,
-                 "services.api.healthcheck.disable: expected true or false, not 'maybe'"},
-                {"name: x\nservices:\n  api:\n    healthcheck:\n      test: [RUN, x]\n", 5, 14,
-                 "services.api.healthcheck.test[0]: expected NONE, CMD or CMD-SHELL, not 'RUN'"},
-                {"name: x\nservices:\n  api:\n    healthcheck: true\n", 4, 18,
-                 "services.api.healthcheck: expected a mapping, not a scalar"},
-                {"name: x\nservices:\n  api:\n    deploy:\n      replicas: 1001\n", 5, 17,
-                 "services.api.deploy.replicas: expected a whole number from 0 to 1000, not '1001'"},
-                {"name: x\nservices:\n  api:\n    deploy: 3\n", 4, 13,
-                 "services.api.deploy: expected a mapping, not a scalar"},
-                {"name: x\nservices:\n  api:\n    scale: -1\n", 4, 12,
-                 "services.api.scale: expected a whole number from 0 to 1000, not '-1'"},
-                {"name: x\nservices:\n  api:\n    deploy: {replicas: 2}\n    scale: 3\n", 5, 12,
-                 "services.api.scale: 3 differs from deploy.replicas: 2"},
-                {"name: x\nservices:\n  api:\n    container_name: api\n    scale: 3\n", 4, 21,
-                 "services.api.container_name: 'api' names one container, but the service has 3 replicas"},
-                {"name: x\nservices:\n  api:\n    container_name: /api\n", 4, 21,
-                 "services.api.container_name: invalid container name '/api' (docker takes "
-                 "[a-zA-Z0-9][a-zA-Z0-9_.-]+)"},
-                {"name: x\nservices:\n  api: {}\n  db:\n    container_name: x-api-1\n", 5, 21,
-                 "services.db.container_name: container name 'x-api-1' is used by service 'api' and by "
-                 "service 'db'"},
-                {"name: x\nservices:\n  a: {container_name: same}\n  b: {container_name: same}\n", 4, 23,
-                 "services.b.container_name: container name 'same' is used by service 'a' and by service "
-                 "'b'"},
-                {"name: x\nservices:\n  api:\n    image: [nginx]\n", 4, 12,
-                 "services.api.image: expected a string, not a list"},
-                {"name: [x]\nservices: {}\n", 1, 7, "name: expected a string, not a list"},
-                {"name: x\nservices:\n  api: {image: a\n", 4, 1,
-                 "YAML syntax error: did not find expected ',' or '}' while parsing a flow mapping"},
-                {"name: x\nservices:\n  api: {}\n  api: {}\n", 4, 3, "duplicate key 'api'"},
+                { "- a\n- b\n", 1, 1, "expected a mapping at the top level, not a list" },
+                { "name: x\nvolumes: {}\n", 1, 1, "no services: mapping at the top level" },
+                { "name: x\nservices: [a, b]\n", 2, 11, "services: expected a mapping, not a list" },
+                { "name: x\nservices:\n  api: nginx\n", 3, 8,
+                  "services.api: expected a mapping, not a scalar" },
+                { "name: x\nservices:\n  api:\n", 3, 7, "services.api: expected a mapping, not null" },
+                { "name: x\nservices:\n  'bad name': {}\n", 3, 3,
+                  "services.bad name: invalid service name (compose takes [a-zA-Z0-9._-]+, at most 255 "
+                  "characters)" },
+                { "name: x\nservices:\n  api:\n    ports:\n      - \"8080:80\"\n      - \"80:abc\"\n", 6, 9,
+                  "services.api.ports[1]: invalid port '80:abc'" },
+                { "name: x\nservices:\n  api:\n    ports: ['70000:80']\n", 4, 13,
+                  "services.api.ports[0]: invalid port '70000:80': port numbers go from 1 to 65535" },
+                { "name: x\nservices:\n  api:\n    ports: ['8000-8002:80-81']\n", 4, 13,
+                  "services.api.ports[0]: invalid port '8000-8002:80-81': "
+                  "the host and container ranges differ in length" },
+                { "name: x\nservices:\n  api:\n    ports: ['8080:80-81']\n", 4, 13,
+                  "services.api.ports[0]: invalid port '8080:80-81': "
+                  "a container range needs a host range of the same length" },
+                { "name: x\nservices:\n  api:\n    ports: ['80/http']\n", 4, 13,
+                  "services.api.ports[0]: invalid port '80/http': the protocol must be tcp, udp or sctp" },
+                { "name: x\nservices:\n  api:\n    ports: ['1.2.3:80:80']\n", 4, 13,
+                  "services.api.ports[0]: invalid port '1.2.3:80:80': the host address is not an IP "
+                  "address" },
+                { "name: x\nservices:\n  api:\n    ports: ['0']\n", 4, 13,
+                  "services.api.ports[0]: invalid port '0': port numbers go from 1 to 65535" },
+                { "name: x\nservices:\n  api:\n    ports: ['1:2:3:4']\n", 4, 13,
+                  "services.api.ports[0]: invalid port '1:2:3:4'" },
+                { "name: x\nservices:\n  api:\n    ports: [[80]]\n", 4, 13,
+                  "services.api.ports[0]: expected a port or a mapping, not a list" },
+                { "name: x\nservices:\n  api:\n    ports:\n      - published: 80\n", 5, 9,
+                  "services.api.ports[0]: missing 'target', the container port" },
+                { "name: x\nservices:\n  api:\n    ports:\n      - target: 80\n        protocol: http\n", 6,
+                  19, "services.api.ports[0].protocol: protocol must be tcp, udp or sctp, not 'http'" },
+                { "name: x\nservices:\n  api:\n    ports:\n      - target: 80\n        host_ip: localhost\n",
+                  6, 18, "services.api.ports[0].host_ip: 'localhost' is not an IP address" },
+                { "name: x\nservices:\n  api:\n    ports:\n      - {target: 80, published: 8x}\n", 5, 33,
+                  "services.api.ports[0].published: invalid published port '8x'" },
+                { "name: x\nservices:\n  api:\n    ports: 80\n", 4, 12,
+                  "services.api.ports: expected a list, not a scalar" },
+                { "name: x\nservices:\n  api:\n    depends_on: [dbb]\n  db: {}\n", 4, 18,
+                  "services.api.depends_on[0]: unknown service 'dbb'; did you mean 'db'?" },
+                { "name: x\nservices:\n  api:\n    depends_on:\n      redis: {condition: service_started}\n",
+                  5, 7, "services.api.depends_on.redis: unknown service 'redis'" },
+                { "name: x\nservices:\n  api:\n    depends_on:\n      db: {condition: healthy}\n  db: {}\n",
+                  5, 23,
+                  "services.api.depends_on.db.condition: expected service_started, service_healthy or "
+                  "service_completed_successfully, not 'healthy'" },
+                { "name: x\nservices:\n  api:\n    depends_on: [db, db]\n  db: {}\n", 4, 22,
+                  "services.api.depends_on[1]: 'db' is listed twice" },
+                { "name: x\nservices:\n  api:\n    depends_on: db\n", 4, 17,
+                  "services.api.depends_on: expected a list or a mapping, not a scalar" },
+                { "name: x\nservices:\n"
+                  "  a: {depends_on: [b]}\n  b: {depends_on: [c]}\n  c: {depends_on: [a]}\n",
+                  3, 19, "services.a.depends_on: dependency cycle: a -> b -> c -> a" },
+                { "name: x\nservices:\n  a: {depends_on: [a]}\n", 3, 19,
+                  "services.a.depends_on: dependency cycle: a -> a" },
+                { "name: x\nservices:\n  api:\n    networks: [back]\nnetworks:\n  bak:\n", 4, 16,
+                  "services.api.networks[0]: undefined network 'back'; did you mean 'bak'?" },
+                { "name: x\nservices:\n  api:\n    networks: {front: [x]}\nnetworks: {front: ~}\n", 4, 23,
+                  "services.api.networks.front: expected a mapping, not a list" },
+                { "name: x\nservices:\n  api:\n    network_mode: host\n    networks: [default]\n", 5, 15,
+                  "services.api.networks: cannot be combined with network_mode" },
+                { "name: x\nservices: {a: {}}\nnetworks: [a]\n", 3, 11,
+                  "networks: expected a mapping, not a list" },
+                { "name: x\nservices:\n  api:\n    cap_add: NET_ADMIN\n", 4, 14,
+                  "services.api.cap_add: expected a list, not a scalar" },
+                { "name: x\nservices:\n  api:\n    cap_add: [NET_ADMIN, 'SYS TIME']\n", 4, 26,
+                  "services.api.cap_add[1]: invalid capability 'SYS TIME'" },
+                { "name: x\nservices:\n  api:\n    healthcheck:\n      interval: 10x\n", 5, 17,
+                  "services.api.healthcheck.interval: invalid duration '10x' (use e.g. 500ms, 30s, 1m30s)" },
+                { "name: x\nservices:\n  api:\n    healthcheck:\n      retries: many\n", 5, 16,
+                  "services.api.healthcheck.retries: expected a whole number from 0 to 2147483647, not "
+                  "'many'" },
+                { "name: x\nservices:\n  api:\n    healthcheck:\n      disable: maybe\n", 5, 16,
+                  "services.api.healthcheck.disable: expected true or false, not 'maybe'" },
+                { "name: x\nservices:\n  api:\n    healthcheck:\n      test: [RUN, x]\n", 5, 14,
+                  "services.api.healthcheck.test[0]: expected NONE, CMD or CMD-SHELL, not 'RUN'" },
+                { "name: x\nservices:\n  api:\n    healthcheck: true\n", 4, 18,
+                  "services.api.healthcheck: expected a mapping, not a scalar" },
+                { "name: x\nservices:\n  api:\n    deploy:\n      replicas: 1001\n", 5, 17,
+                  "services.api.deploy.replicas: expected a whole number from 0 to 1000, not '1001'" },
+                { "name: x\nservices:\n  api:\n    deploy: 3\n", 4, 13,
+                  "services.api.deploy: expected a mapping, not a scalar" },
+                { "name: x\nservices:\n  api:\n    scale: -1\n", 4, 12,
+                  "services.api.scale: expected a whole number from 0 to 1000, not '-1'" },
+                { "name: x\nservices:\n  api:\n    deploy: {replicas: 2}\n    scale: 3\n", 5, 12,
+                  "services.api.scale: 3 differs from deploy.replicas: 2" },
+                { "name: x\nservices:\n  api:\n    container_name: api\n    scale: 3\n", 4, 21,
+                  "services.api.container_name: 'api' names one container, but the service has 3 replicas" },
+                { "name: x\nservices:\n  api:\n    container_name: /api\n", 4, 21,
+                  "services.api.container_name: invalid container name '/api' (docker takes "
+                  "[a-zA-Z0-9][a-zA-Z0-9_.-]+)" },
+                { "name: x\nservices:\n  api: {}\n  db:\n    container_name: x-api-1\n", 5, 21,
+                  "services.db.container_name: container name 'x-api-1' is used by service 'api' and by "
+                  "service 'db'" },
+                { "name: x\nservices:\n  a: {container_name: same}\n  b: {container_name: same}\n", 4, 23,
+                  "services.b.container_name: container name 'same' is used by service 'a' and by service "
+                  "'b'" },
+                { "name: x\nservices:\n  api:\n    image: [nginx]\n", 4, 12,
+                  "services.api.image: expected a string, not a list" },
+                { "name: [x]\nservices: {}\n", 1, 7, "name: expected a string, not a list" },
+                { "name: x\nservices:\n  api: {image: a\n", 4, 1,
+                  "YAML syntax error: did not find expected ',' or '}' while parsing a flow mapping" },
+                { "name: x\nservices:\n  api: {}\n  api: {}\n", 4, 3, "duplicate key 'api'" },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++)
                 expect_error(cases[i].yaml, cases[i].line, cases[i].col, cases[i].msg);
@@ -835,7 +838,7 @@ static void test_malformed(void **state) {
 
 static void test_oversized_input(void **state) {
         struct topology *t = NULL;
-        struct mh_error e = {0};
+        struct mh_error e = { 0 };
         assert_int_equal(compose_parse("big.yaml", "", (size_t)COMPOSE_FILE_MAX + 1, &t, &e), -EFBIG);
         assert_null(t);
 }

@@ -39,7 +39,9 @@ static void check_i64(const struct i64_case *c, size_t n, int (*parse)(const cha
                 int64_t v = SENTINEL_I64;
                 int r = parse(c[i].in, &v);
                 if (r != c[i].r || (r == 0 && v != c[i].v) || (r < 0 && v != SENTINEL_I64))
-                        fail_msg("'%s': got r=%d v=%" PRId64 ", want r=%d v=%" PRId64, c[i].in, r, v, c[i].r, c[i].v);
+                        fail_msg(
+                                "'%s': got r=%d v=%" PRId64 ", want r=%d v=%" PRId64, c[i].in, r, v, c[i].r,
+                                c[i].v);
         }
 }
 
@@ -48,7 +50,9 @@ static void check_u64(const struct u64_case *c, size_t n, int (*parse)(const cha
                 uint64_t v = SENTINEL_U64;
                 int r = parse(c[i].in, &v);
                 if (r != c[i].r || (r == 0 && v != c[i].v) || (r < 0 && v != SENTINEL_U64))
-                        fail_msg("'%s': got r=%d v=%" PRIu64 ", want r=%d v=%" PRIu64, c[i].in, r, v, c[i].r, c[i].v);
+                        fail_msg(
+                                "'%s': got r=%d v=%" PRIu64 ", want r=%d v=%" PRIu64, c[i].in, r, v, c[i].r,
+                                c[i].v);
         }
 }
 
@@ -99,24 +103,15 @@ static void test_parse_duration_ms(void **state) {
 
 static void test_parse_bytes(void **state) {
         static const struct u64_case cases[] = {
-                { "64k", 0, 65536 },
-                { "256M", 0, 256ull << 20 },
-                { "1G", 0, 1ull << 30 },
-                { "1.5GiB", 0, 3ull << 29 },
-                { "512", 0, 512 },
-                { "1kb", 0, 1024 },
-                { "2t", 0, 2ull << 40 },
-                { "7b", 0, 7 },
-                { "0.5k", 0, 512 },
-                { "18446744073709551615", 0, UINT64_MAX },
-                { "1x", -EINVAL, 0 },
-                { "-1", -EINVAL, 0 },
-                { "", -EINVAL, 0 },
-                { "k", -EINVAL, 0 },
-                { "1kk", -EINVAL, 0 },
-                { "1.5", -EDOM, 0 },
-                { "0.1k", -EDOM, 0 },
-                { "18446744073709551616", -ERANGE, 0 },
+                { "64k", 0, 65536 },         { "256M", 0, 256ull << 20 },
+                { "1G", 0, 1ull << 30 },     { "1.5GiB", 0, 3ull << 29 },
+                { "512", 0, 512 },           { "1kb", 0, 1024 },
+                { "2t", 0, 2ull << 40 },     { "7b", 0, 7 },
+                { "0.5k", 0, 512 },          { "18446744073709551615", 0, UINT64_MAX },
+                { "1x", -EINVAL, 0 },        { "-1", -EINVAL, 0 },
+                { "", -EINVAL, 0 },          { "k", -EINVAL, 0 },
+                { "1kk", -EINVAL, 0 },       { "1.5", -EDOM, 0 },
+                { "0.1k", -EDOM, 0 },        { "18446744073709551616", -ERANGE, 0 },
                 { "16777216t", -ERANGE, 0 },
         };
         check_u64(cases, ELEMENTSOF(cases), parse_bytes);
@@ -145,17 +140,9 @@ static void test_parse_rate_bps(void **state) {
 
 static void test_parse_percent(void **state) {
         static const struct dbl_case cases[] = {
-                { "50", 0, 50.0 },
-                { "12.5", 0, 12.5 },
-                { "50%", 0, 50.0 },
-                { "0%", 0, 0.0 },
-                { "100", 0, 100.0 },
-                { "", -EINVAL, 0 },
-                { "%", -EINVAL, 0 },
-                { "50%%", -EINVAL, 0 },
-                { "abc", -EINVAL, 0 },
-                { "5 %", -EINVAL, 0 },
-                { "nan%", -EINVAL, 0 },
+                { "50", 0, 50.0 },     { "12.5", 0, 12.5 },   { "50%", 0, 50.0 },     { "0%", 0, 0.0 },
+                { "100", 0, 100.0 },   { "", -EINVAL, 0 },    { "%", -EINVAL, 0 },    { "50%%", -EINVAL, 0 },
+                { "abc", -EINVAL, 0 }, { "5 %", -EINVAL, 0 }, { "nan%", -EINVAL, 0 },
         };
         check_dbl(cases, ELEMENTSOF(cases), parse_percent);
 }
@@ -168,7 +155,7 @@ static void test_parse_go_duration_ms(void **state) {
                 { "0", 0, 0 },
                 { "1.5s", 0, 1500 },
                 { "10s", 0, 10000 },
-                { "1500us", 0, 1 },       /* sub-millisecond parts truncate */
+                { "1500us", 0, 1 }, /* sub-millisecond parts truncate */
                 { "999999ns", 0, 0 },
                 { "2µs", 0, 0 },
                 { "1h1m1s1ms", 0, 3661001 },
@@ -179,7 +166,7 @@ static void test_parse_go_duration_ms(void **state) {
                 { "-1s", -EINVAL, 0 },
                 { "1s5", -EINVAL, 0 },
                 { "1d", -EINVAL, 0 },
-                { "0.5ns", -EINVAL, 0 }, /* below a nanosecond */
+                { "0.5ns", -EINVAL, 0 },    /* below a nanosecond */
                 { "5124096h", -ERANGE, 0 }, /* over 2^64 ns */
                 { "99999999999999999999h", -ERANGE, 0 },
         };
@@ -191,8 +178,10 @@ static void test_format_duration_round_trip(void **state) {
                 int64_t ms;
                 const char *text;
         } cases[] = {
-                { 0, "0ms" },        { 1, "1ms" },          { 1500, "1500ms" },   { 2000, "2s" },
-                { 90000, "90s" },    { 300000, "5m" },      { 5400000, "90m" },   { 3600000, "1h" },
+                { 0, "0ms" },        { 1, "1ms" },
+                { 1500, "1500ms" },  { 2000, "2s" },
+                { 90000, "90s" },    { 300000, "5m" },
+                { 5400000, "90m" },  { 3600000, "1h" },
                 { 172800000, "2d" }, { INT64_MAX, "9223372036854775807ms" },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -210,8 +199,14 @@ static void test_format_bytes_round_trip(void **state) {
                 uint64_t v;
                 const char *text;
         } cases[] = {
-                { 0, "0" },         { 1, "1" },           { 1536, "1536" },         { 65536, "64k" },
-                { 256ull << 20, "256M" }, { 3ull << 29, "1536M" }, { 1ull << 30, "1G" }, { 5ull << 40, "5T" },
+                { 0, "0" },
+                { 1, "1" },
+                { 1536, "1536" },
+                { 65536, "64k" },
+                { 256ull << 20, "256M" },
+                { 3ull << 29, "1536M" },
+                { 1ull << 30, "1G" },
+                { 5ull << 40, "5T" },
                 { UINT64_MAX, "18446744073709551615" },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
@@ -229,8 +224,9 @@ static void test_format_rate_round_trip(void **state) {
                 uint64_t v;
                 const char *text;
         } cases[] = {
-                { 0, "0bit" },           { 999, "999bit" },      { 16000, "16kbit" },     { 102400, "102400bit" },
-                { 10000000, "10mbit" },  { 1500000, "1500kbit" }, { 1000000000, "1gbit" }, { 3000000000000, "3tbit" },
+                { 0, "0bit" },           { 999, "999bit" },          { 16000, "16kbit" },
+                { 102400, "102400bit" }, { 10000000, "10mbit" },     { 1500000, "1500kbit" },
+                { 1000000000, "1gbit" }, { 3000000000000, "3tbit" },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
                 char buf[64];
@@ -286,30 +282,14 @@ static void test_parse_int64_null(void **state) {
 
 static void test_parse_double(void **state) {
         static const struct dbl_case cases[] = {
-                { "0", 0, 0.0 },
-                { "1.5", 0, 1.5 },
-                { "-2.25", 0, -2.25 },
-                { "+3", 0, 3.0 },
-                { ".5", 0, 0.5 },
-                { "5.", 0, 5.0 },
-                { "1e3", 0, 1000.0 },
-                { "1E-2", 0, 0.01 },
-                { "2.5e+2", 0, 250.0 },
-                { "1e308", 0, 1e308 },
-                { "", -EINVAL, 0 },
-                { ".", -EINVAL, 0 },
-                { "-", -EINVAL, 0 },
-                { "e3", -EINVAL, 0 },
-                { "1e", -EINVAL, 0 },
-                { "1e+", -EINVAL, 0 },
-                { "inf", -EINVAL, 0 },
-                { "-infinity", -EINVAL, 0 },
-                { "nan", -EINVAL, 0 },
-                { "0x1p3", -EINVAL, 0 },
-                { " 1", -EINVAL, 0 },
-                { "1 ", -EINVAL, 0 },
-                { "1,5", -EINVAL, 0 },
-                { "1e999", -ERANGE, 0 },
+                { "0", 0, 0.0 },          { "1.5", 0, 1.5 },       { "-2.25", 0, -2.25 },
+                { "+3", 0, 3.0 },         { ".5", 0, 0.5 },        { "5.", 0, 5.0 },
+                { "1e3", 0, 1000.0 },     { "1E-2", 0, 0.01 },     { "2.5e+2", 0, 250.0 },
+                { "1e308", 0, 1e308 },    { "", -EINVAL, 0 },      { ".", -EINVAL, 0 },
+                { "-", -EINVAL, 0 },      { "e3", -EINVAL, 0 },    { "1e", -EINVAL, 0 },
+                { "1e+", -EINVAL, 0 },    { "inf", -EINVAL, 0 },   { "-infinity", -EINVAL, 0 },
+                { "nan", -EINVAL, 0 },    { "0x1p3", -EINVAL, 0 }, { " 1", -EINVAL, 0 },
+                { "1 ", -EINVAL, 0 },     { "1,5", -EINVAL, 0 },   { "1e999", -ERANGE, 0 },
                 { "-1e999", -ERANGE, 0 },
         };
         check_dbl(cases, ELEMENTSOF(cases), parse_double);
@@ -328,7 +308,7 @@ static void test_parse_decimal_scaled(void **state) {
                 { "1.25", 4, 4, 0, 5 },
                 { "0.001", 5, 1000, 0, 1 },
                 { "1.500", 5, 2, 0, 3 },
-                { "12abc", 2, 10, 0, 120 },   /* len bounds what is read */
+                { "12abc", 2, 10, 0, 120 }, /* len bounds what is read */
                 { "1.5xyz", 3, 10, 0, 15 },
                 { "18446744073709551615", 20, 1, 0, UINT64_MAX },
                 { "1.25", 4, 10, -EDOM, 0 },
@@ -346,8 +326,9 @@ static void test_parse_decimal_scaled(void **state) {
                 uint64_t v = SENTINEL_U64;
                 int r = parse_decimal_scaled(cases[i].in, cases[i].len, cases[i].mult, &v);
                 if (r != cases[i].r || (r == 0 && v != cases[i].v) || (r < 0 && v != SENTINEL_U64))
-                        fail_msg("'%.*s' * %" PRIu64 ": got r=%d v=%" PRIu64 ", want r=%d v=%" PRIu64,
-                                 (int)cases[i].len, cases[i].in, cases[i].mult, r, v, cases[i].r, cases[i].v);
+                        fail_msg(
+                                "'%.*s' * %" PRIu64 ": got r=%d v=%" PRIu64 ", want r=%d v=%" PRIu64,
+                                (int)cases[i].len, cases[i].in, cases[i].mult, r, v, cases[i].r, cases[i].v);
         }
 }
 

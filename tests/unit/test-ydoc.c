@@ -18,8 +18,8 @@
 
 /* Parses exactly len bytes from a heap copy with no terminator after it, so
  * ASan catches any read past the end. */
-static int parse_len(const char *yaml, size_t len, const struct ydoc_limits *lim, struct ydoc **ret,
-                     struct mh_error *e) {
+static int parse_len(
+        const char *yaml, size_t len, const struct ydoc_limits *lim, struct ydoc **ret, struct mh_error *e) {
         char *copy = malloc(len ? len : 1);
         assert_non_null(copy);
         memcpy(copy, yaml, len);
@@ -49,10 +49,13 @@ static const struct ynode *get(const struct ynode *map, const char *key) {
 static void assert_node(const struct ynode *n, enum ynode_kind kind, unsigned line, unsigned col) {
         assert_non_null(n);
         if (n->kind != kind || n->line != line || n->col != col)
-                fail_msg("node kind=%d at %u:%u, want kind=%d at %u:%u", n->kind, n->line, n->col, kind, line, col);
+                fail_msg(
+                        "node kind=%d at %u:%u, want kind=%d at %u:%u", n->kind, n->line, n->col, kind, line,
+                        col);
 }
 
-static void assert_scalar(const struct ynode *n, const char *text, bool quoted, unsigned line, unsigned col) {
+static void assert_scalar(
+        const struct ynode *n, const char *text, bool quoted, unsigned line, unsigned col) {
         assert_node(n, YNODE_SCALAR, line, col);
         assert_string_equal(n->text, text);
         assert_int_equal(n->quoted, quoted);
@@ -124,9 +127,9 @@ static void test_quoted(void **state) {
                 const char *key, *text;
                 bool quoted;
         } cases[] = {
-                { "plain", "word", false },  { "single", "word", true }, { "double", "word", true },
+                { "plain", "word", false },   { "single", "word", true },   { "double", "word", true },
                 { "literal", "lit\n", true }, { "folded", "fold\n", true }, { "str_tag", "5", true },
-                { "number", "5", false },    { "empty_str", "", true },  { "int_tag", "5", true },
+                { "number", "5", false },     { "empty_str", "", true },    { "int_tag", "5", true },
                 { "escaped", "a\tb", true },
         };
         _cleanup_(ydoc_freep) struct ydoc *doc = parse_ok("plain: word\n"
@@ -155,9 +158,9 @@ static void test_null_forms(void **state) {
                 const char *key;
                 bool null;
         } cases[] = {
-                { "tilde", true },     { "nothing", true },     { "lower", true },       { "title", true },
-                { "upper", true },     { "quoted", false },     { "single", false },     { "mixed", false },
-                { "empty_q", false },  { "str_tag", false },    { "word", false },
+                { "tilde", true },    { "nothing", true },  { "lower", true },   { "title", true },
+                { "upper", true },    { "quoted", false },  { "single", false }, { "mixed", false },
+                { "empty_q", false }, { "str_tag", false }, { "word", false },
         };
         _cleanup_(ydoc_freep) struct ydoc *doc = parse_ok("tilde: ~\n"
                                                           "nothing:\n"
@@ -236,10 +239,10 @@ static void test_merge_keys(void **state) {
         static const struct {
                 const char *map, *key, *value;
         } cases[] = {
-                { "one", "a", "1" },   { "one", "b", "3" },   /* explicit keys win */
-                { "two", "a", "1" },   { "two", "b", "2" },   /* the earlier merge wins */
-                { "two", "c", "30" },  { "two", "d", "4" },   { "three", "a", "9" }, { "three", "b", "2" },
-                { "four", "a", "9" },  { "four", "b", "2" },  { "four", "e", "5" },
+                { "one", "a", "1" },  { "one", "b", "3" }, /* explicit keys win */
+                { "two", "a", "1" },  { "two", "b", "2" }, /* the earlier merge wins */
+                { "two", "c", "30" }, { "two", "d", "4" },  { "three", "a", "9" }, { "three", "b", "2" },
+                { "four", "a", "9" }, { "four", "b", "2" }, { "four", "e", "5" },
         };
         static const struct {
                 const char *map;
@@ -279,8 +282,9 @@ static void check_error(const struct error_case *c, const struct ydoc_limits *li
 
         int r = parse_len(c->yaml, len, lim, &doc, &e);
         if (r != -EINVAL || e.line != c->line || e.col != c->col || !streq(e.msg, c->msg))
-                fail_msg("%s: got %d %s:%u:%u: %s\n  want %s:%u:%u: %s", c->name, r, e.path, e.line, e.col, e.msg,
-                         PATH, c->line, c->col, c->msg);
+                fail_msg(
+                        "%s: got %d %s:%u:%u: %s\n  want %s:%u:%u: %s", c->name, r, e.path, e.line, e.col,
+                        e.msg, PATH, c->line, c->col, c->msg);
         assert_int_equal(e.code, -EINVAL);
         assert_int_equal(e.exit, MH_EXIT_VALIDATION_ERROR);
         assert_string_equal(e.id, "validation");
@@ -297,18 +301,22 @@ static void test_errors(void **state) {
                 { "duplicate flow", "{x: 1, x: 2}", 0, 1, 8, "duplicate key 'x'" },
                 { "duplicate nested", "top:\n  k: 1\n  k: 2\n", 0, 3, 3, "duplicate key 'k'" },
                 { "duplicate quoted", "k: 1\n'k': 2\n", 0, 2, 1, "duplicate key 'k'" },
-                { "unknown alias", "a: 1\nb: *nope\n", 0, 2, 4, "alias '*nope' refers to no earlier anchor" },
+                { "unknown alias", "a: 1\nb: *nope\n", 0, 2, 4,
+                  "alias '*nope' refers to no earlier anchor" },
                 { "self alias", "a: &r [*r]\n", 0, 1, 8, "alias '*r' refers to no earlier anchor" },
                 { "list key", "? [a, b]\n: 1\n", 0, 1, 3, "mapping keys must be plain strings, not a list" },
-                { "map key", "x: 1\n? {a: 1}\n: 2\n", 0, 2, 3, "mapping keys must be plain strings, not a mapping" },
+                { "map key", "x: 1\n? {a: 1}\n: 2\n", 0, 2, 3,
+                  "mapping keys must be plain strings, not a mapping" },
                 { "merge scalar", "m:\n  <<: 1\n", 0, 2, 7,
                   "merge key '<<' needs a mapping or a list of mappings, not a scalar" },
-                { "merge null", "m:\n  <<:\n", 0, 2, 6, "merge key '<<' needs a mapping or a list of mappings, not null" },
+                { "merge null", "m:\n  <<:\n", 0, 2, 6,
+                  "merge key '<<' needs a mapping or a list of mappings, not null" },
                 { "merge list item", "a: &a {x: 1}\nb:\n  <<: [*a, 2]\n", 0, 3, 12,
                   "merge key '<<' needs a mapping or a list of mappings, not a scalar" },
                 { "merge nested list", "b:\n  <<: [[{x: 1}]]\n", 0, 2, 8,
                   "merge key '<<' needs a mapping or a list of mappings, not a list" },
-                { "two documents", "a: 1\n---\nb: 2\n", 0, 2, 1, "only one YAML document is allowed per file" },
+                { "two documents", "a: 1\n---\nb: 2\n", 0, 2, 1,
+                  "only one YAML document is allowed per file" },
                 { "two documents ended", "a: 1\n...\n---\nb: 2\n", 0, 3, 1,
                   "only one YAML document is allowed per file" },
                 { "empty", "", 0, 1, 1, "the file is empty" },
@@ -317,18 +325,23 @@ static void test_errors(void **state) {
                 { "bare markers", "---\n...\n", 0, 1, 1, "the file is empty" },
                 { "unclosed flow", "a: 1\nb: [1, 2\nc: 3\n", 0, 3, 2,
                   "YAML syntax error: did not find expected ',' or ']' while parsing a flow sequence" },
-                { "bad indent", "a: 1\n  b: 2\n", 0, 2, 4, "YAML syntax error: mapping values are not allowed in this context" },
+                { "bad indent", "a: 1\n  b: 2\n", 0, 2, 4,
+                  "YAML syntax error: mapping values are not allowed in this context" },
                 { "bad token", "a: 1\nb: @x\n", 0, 2, 4,
-                  "YAML syntax error: found character that cannot start any token while scanning for the next token" },
+                  "YAML syntax error: found character that cannot start any token while scanning for the "
+                  "next token" },
                 { "unterminated quote", "key: \"open\n", 0, 2, 1,
                   "YAML syntax error: found unexpected end of stream while scanning a quoted scalar" },
                 { "escaped NUL", "a: ok\nb: \"x\\0y\"\n", 0, 2, 4, "string contains a NUL byte" },
                 { "escaped NUL key", "\"\\0\": 1\n", 0, 1, 1, "string contains a NUL byte" },
-                { "raw NUL", "a: 1\nb: x\0y\n", 12, 2, 5, "YAML syntax error: control characters are not allowed" },
-                { "control char", "a: 1\nbb: \"\x01\"\n", 0, 2, 6, "YAML syntax error: control characters are not allowed" },
+                { "raw NUL", "a: 1\nb: x\0y\n", 12, 2, 5,
+                  "YAML syntax error: control characters are not allowed" },
+                { "control char", "a: 1\nbb: \"\x01\"\n", 0, 2, 6,
+                  "YAML syntax error: control characters are not allowed" },
                 { "control after UTF-8", "a: 1\r\nb: \"\xc3\xa9\xc3\xa9\x02\"\n", 0, 2, 7,
                   "YAML syntax error: control characters are not allowed" },
-                { "bad UTF-8", "a: 1\n\nb: \xff\n", 0, 3, 4, "YAML syntax error: invalid leading UTF-8 octet" },
+                { "bad UTF-8", "a: 1\n\nb: \xff\n", 0, 3, 4,
+                  "YAML syntax error: invalid leading UTF-8 octet" },
         };
         for (size_t i = 0; i < ELEMENTSOF(cases); i++)
                 check_error(&cases[i], NULL);
@@ -356,7 +369,9 @@ static void test_depth_limit(void **state) {
 
 static void test_node_limit(void **state) {
         static const struct error_case c = {
-                "nodes", "[1, 2, 3, 4]", 0, 1, 8, "document has more than 3 nodes (aliases count once per use)",
+                "nodes", "[1, 2, 3, 4]",
+                0,       1,
+                8,       "document has more than 3 nodes (aliases count once per use)",
         };
         const struct ydoc_limits lim = { .max_depth = 8, .max_nodes = 3 };
         check_error(&c, &lim);
@@ -367,9 +382,11 @@ static char *billion_laughs(void) {
         struct strbuf b = STRBUF_INIT(4096);
         assert_int_equal(strbuf_puts(&b, "a: &a [lol, lol, lol, lol, lol, lol, lol, lol, lol]\n"), 0);
         for (char c = 'b'; c <= 'i'; c++)
-                assert_int_equal(strbuf_printf(&b, "%c: &%c [*%c,*%c,*%c,*%c,*%c,*%c,*%c,*%c,*%c]\n", c, c, c - 1,
-                                               c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1),
-                                 0);
+                assert_int_equal(
+                        strbuf_printf(
+                                &b, "%c: &%c [*%c,*%c,*%c,*%c,*%c,*%c,*%c,*%c,*%c]\n", c, c, c - 1, c - 1,
+                                c - 1, c - 1, c - 1, c - 1, c - 1, c - 1, c - 1),
+                        0);
         return strbuf_steal(&b);
 }
 
@@ -384,8 +401,9 @@ static void test_billion_laughs(void **state) {
         const struct ydoc_limits lim = { .max_depth = 16, .max_nodes = 10000 };
         /* Lines 1-4 make 11 + 92 + 821 + 7382 = 8306 nodes (each with its key);
          * on line 5 the first copy of d's 7381 nodes overflows. */
-        const struct error_case c = { "laughs", yaml, 0, 5, 8,
-                                      "alias expansion makes the document larger than 10000 nodes" };
+        const struct error_case c = {
+                "laughs", yaml, 0, 5, 8, "alias expansion makes the document larger than 10000 nodes"
+        };
         struct timespec t0;
 
         clock_gettime(CLOCK_MONOTONIC, &t0);
