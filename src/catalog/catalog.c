@@ -103,6 +103,22 @@ size_t catalog_ids(const char **ids, size_t max) {
         return n;
 }
 
+size_t node_kind_names(unsigned bits, const char *ret[_NODE_KIND_MAX]) {
+        size_t n = 0;
+        for (int k = 0; k < _NODE_KIND_MAX; k++)
+                if (bits & NODE_BIT(k))
+                        ret[n++] = node_kind_table[k];
+        return n;
+}
+
+size_t fault_need_names(unsigned bits, const char *ret[_FAULT_NEED_MAX]) {
+        size_t n = 0;
+        for (int k = 0; k < _FAULT_NEED_MAX; k++)
+                if (bits & NEED_BIT(k))
+                        ret[n++] = fault_need_table[k];
+        return n;
+}
+
 void param_value_format(const struct param_value *v, char *buf, size_t size) {
         switch (v->type) {
         case PARAM_INTEGER: snprintf(buf, size, "%" PRId64, v->i); break;

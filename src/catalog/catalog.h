@@ -161,6 +161,10 @@ const struct param_spec *fault_param_find(const struct fault_def *f, const char 
 /* For suggestions: fills ids[] with up to max fault ids, returns the count. */
 size_t catalog_ids(const char **ids, size_t max);
 
+/* The names of the NK_* / NEED_* bits set in bits, in enum order; returns how many. */
+size_t node_kind_names(unsigned bits, const char *ret[_NODE_KIND_MAX]);
+size_t fault_need_names(unsigned bits, const char *ret[_FAULT_NEED_MAX]);
+
 /* "10s", "64k", "10mbit", "50%", "\"SIGKILL\"" ... as a drill would spell it. */
 void param_value_format(const struct param_value *v, char *buf, size_t size);
 

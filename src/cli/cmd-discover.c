@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/strv.h"
 #include "basic/suggest.h"
 #include "catalog/catalog.h"
 #include "plan/compensation.h"
@@ -17,29 +18,10 @@ static const struct cli_opt faults_opts[] = {
         { 0 },
 };
 
-static void bits_text(unsigned bits, int max, const char *(*name)(int), char *buf, size_t size) {
-        size_t len = 0;
-        buf[0] = '\0';
-        for (int k = 0; k < max; k++)
-                if (bits & (1u << k)) {
-                        int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", name(k));
-                        len = w > 0 ? MIN(len + (size_t)w, size - 1) : len;
-                }
-}
-
-static const char *node_kind_name(int k) {
-        return node_kind_to_string((enum node_kind)k);
-}
-
-static const char *need_name(int k) {
-        return fault_need_to_string((enum fault_need)k);
-}
-
-static json_t *bits_json(unsigned bits, int max, const char *(*name)(int)) {
+static json_t *names_json(const char *const *names, size_t n) {
         json_t *a = json_array();
-        for (int k = 0; a && k < max; k++)
-                if (bits & (1u << k))
-                        json_array_append_new(a, json_string(name(k)));
+        for (size_t i = 0; a && i < n; i++)
+                json_array_append_new(a, json_string(names[i]));
         return a;
 }
 
@@ -67,17 +49,18 @@ static json_t *param_spec_json(const struct param_spec *p) {
 }
 
 static json_t *fault_json(const struct fault_def *f) {
+        const char *kinds[_NODE_KIND_MAX], *needs[_FAULT_NEED_MAX];
+        size_t n_kinds = node_kind_names(f->node_kinds, kinds), n_needs = fault_need_names(f->needs, needs);
         json_t *params = json_array();
         for (size_t i = 0; params && i < f->n_params; i++)
                 json_array_append_new(params, param_spec_json(&f->params[i]));
         json_t *o = json_pack(
                 "{s:s, s:s, s:s, s:i, s:o, s:o, s:s, s:s, s:o, s:b}", "id", f->id, "category",
                 fault_category_to_string(f->category), "risk", risk_to_string(f->risk), "max_duration_s",
-                (int)f->max_duration_s, "node_kinds",
-                bits_json(f->node_kinds, _NODE_KIND_MAX, node_kind_name), "needs",
-                bits_json(f->needs, _FAULT_NEED_MAX, need_name), "reversibility",
-                reversibility_to_string(f->reversibility), "mechanism", mechanism_to_string(f->mechanism),
-                "params", params, "catalog_only", f->refusal != NULL);
+                (int)f->max_duration_s, "node_kinds", names_json(kinds, n_kinds), "needs",
+                names_json(needs, n_needs), "reversibility", reversibility_to_string(f->reversibility),
+                "mechanism", mechanism_to_string(f->mechanism), "params", params, "catalog_only",
+                f->refusal != NULL);
         if (!o)
                 return NULL;
         json_object_set_new(o, "effect", json_string(f->effect ? f->effect : ""));
@@ -183,7 +166,7 @@ static void explain_compensation(FILE *out, const struct fault_def *f) {
 
 static int explain_fault(struct cli_ctx *ctx, const char *id, bool json, struct mh_error *reterr) {
         const struct fault_def *f = catalog_find(id);
-        const char *ids[256];
+        const char *ids[256], *kind_names[_NODE_KIND_MAX], *need_names[_FAULT_NEED_MAX];
         char kinds[256], needs[256];
         if (!f) {
                 const char *near = suggest_closest(id, ids, catalog_ids(ids, ELEMENTSOF(ids)));
@@ -194,8 +177,8 @@ static int explain_fault(struct cli_ctx *ctx, const char *id, bool json, struct 
         if (json)
                 return cli_print_json(ctx, fault_json(f), reterr);
         FILE *out = ctx->out;
-        bits_text(f->node_kinds, _NODE_KIND_MAX, node_kind_name, kinds, sizeof(kinds));
-        bits_text(f->needs, _FAULT_NEED_MAX, need_name, needs, sizeof(needs));
+        strv_join(kinds, sizeof(kinds), kind_names, node_kind_names(f->node_kinds, kind_names), 0);
+        strv_join(needs, sizeof(needs), need_names, fault_need_names(f->needs, need_names), 0);
         fprintf(out, "%s: %s fault, risk %s, at most %us, %s\n", f->id,
                 fault_category_to_string(f->category), risk_to_string(f->risk), f->max_duration_s,
                 reversibility_to_string(f->reversibility));

@@ -47,18 +47,6 @@ static int run_validate(struct cli_ctx *ctx, const struct cli_args *args, struct
         return 0;
 }
 
-static json_t *decisions_json(const struct plan *pl) {
-        json_t *a = json_array();
-        for (size_t i = 0; a && i < pl->n_decisions; i++) {
-                const struct plan_decision *d = &pl->decisions[i];
-                json_array_append_new(
-                        a, json_pack(
-                                   "{s:s, s:s, s:s, s:s}", "rule", d->rule, "fault", d->fault_id, "outcome",
-                                   d->allow ? "allow" : "deny", "reason", d->reason));
-        }
-        return a;
-}
-
 /* --json: the preflight summary; otherwise the frozen plan itself. */
 static int run_plan(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
         _cleanup_(cli_inputs_done) struct cli_inputs in = { 0 };
@@ -71,7 +59,7 @@ static int run_plan(struct cli_ctx *ctx, const struct cli_args *args, struct mh_
                 out = json_pack(
                         "{s:s, s:s, s:I, s:I, s:o, s:o}", "run_id", pl->run_id, "fingerprint",
                         pl->fingerprint, "steps", (json_int_t)pl->n_steps, "faults",
-                        (json_int_t)pl->n_faults, "decisions", decisions_json(pl), "warnings",
+                        (json_int_t)pl->n_faults, "decisions", plan_decisions_json(pl), "warnings",
                         warnings_json(pl));
         else if ((r = plan_to_json(pl, &out)) < 0)
                 return mh_error_set(reterr, r, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "basic/parse-number.h"
+#include "basic/strv.h"
 #include "basic/suggest.h"
 #include "basic/units.h"
 
@@ -150,13 +151,11 @@ static int parse_param_value(
 static int unknown_param(struct dparser *p, const struct ynode *key, const struct fault_def *def) {
         const char *names[64 + ELEMENTSOF(fault_reserved_keys)] = { 0 };
         char list[512] = "";
-        size_t n = MIN(def->n_params, (size_t)64), len = 0, n_all = n;
+        size_t n = MIN(def->n_params, (size_t)64), n_all = n;
 
-        for (size_t i = 0; i < n; i++) {
+        for (size_t i = 0; i < n; i++)
                 names[i] = def->params[i].name;
-                int w = snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", names[i]);
-                len = w > 0 ? MIN(len + (size_t)w, sizeof(list) - 1) : len;
-        }
+        strv_join(list, sizeof(list), names, n, 0);
         for (size_t i = 0; fault_reserved_keys[i]; i++)
                 names[n_all++] = fault_reserved_keys[i];
         const char *near = suggest_closest(key->text, names, n_all);

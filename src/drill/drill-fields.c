@@ -7,6 +7,7 @@
 #include <strings.h>
 
 #include "basic/parse-number.h"
+#include "basic/strv.h"
 #include "basic/suggest.h"
 #include "basic/units.h"
 
@@ -270,17 +271,6 @@ int dp_bool(struct dparser *p, const struct ynode *map, const char *key, bool *r
         return KEYED(p, map, key, dp_bool_node(p, v, ret));
 }
 
-static void join_names(char *buf, size_t size, const char *const *names, size_t n) {
-        size_t len = 0;
-        buf[0] = '\0';
-        for (size_t i = 0; i < n && len < size; i++) {
-                int w = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", names[i]);
-                if (w < 0)
-                        break;
-                len += (size_t)w;
-        }
-}
-
 int dp_enum_node(struct dparser *p, const struct ynode *v, const char *const *names, size_t n, int *ret) {
         const char *text = NULL;
         char choices[512];
@@ -292,7 +282,7 @@ int dp_enum_node(struct dparser *p, const struct ynode *v, const char *const *na
                         *ret = (int)i;
                         return 0;
                 }
-        join_names(choices, sizeof(choices), names, n);
+        strv_join(choices, sizeof(choices), names, n, 0);
         const char *near = suggest_closest(text, names, n);
         if (near)
                 return dp_fail(p, v, "'%s' is not one of %s (did you mean '%s'?)", text, choices, near);

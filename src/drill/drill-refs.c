@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "basic/strv.h"
 #include "basic/suggest.h"
 #include "drill-parse-internal.h"
 
@@ -20,17 +21,6 @@ struct refs {
                 _r_;                                                                                        \
         })
 
-static void list_target_names(const struct drill_spec *s, char *buf, size_t size) {
-        size_t len = 0;
-        buf[0] = '\0';
-        for (size_t i = 0; i < s->n_targets && i < KNOWN_LIST_MAX; i++) {
-                int w = snprintf(buf + len, size - len, "%s%s", i ? ", " : "", s->targets[i].name);
-                len = w > 0 ? MIN(len + (size_t)w, size - 1) : len;
-        }
-        if (s->n_targets > KNOWN_LIST_MAX)
-                snprintf(buf + len, size - len, ", and %zu more", s->n_targets - KNOWN_LIST_MAX);
-}
-
 static int unknown_target(struct refs *rf, size_t step, const struct drill_step *st, size_t i) {
         const struct drill_spec *s = rf->spec;
         const char *names[KNOWN_LIST_MAX * 10];
@@ -45,7 +35,7 @@ static int unknown_target(struct refs *rf, size_t step, const struct drill_step 
                         rf, st->names.pos[i],
                         "execution[%zu].%s[%zu]: '%s' is not a declared target (did you mean '%s'?)", step,
                         step_kind_to_string(st->kind), i, st->names.v[i], near);
-        list_target_names(s, known, sizeof(known));
+        strv_join(known, sizeof(known), names, n, KNOWN_LIST_MAX);
         return ref_fail(
                 rf, st->names.pos[i], "execution[%zu].%s[%zu]: '%s' is not a declared target (declared: %s)",
                 step, step_kind_to_string(st->kind), i, st->names.v[i], known);

@@ -3,16 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static void node_kinds_list(unsigned bits, char *buf, size_t size) {
-        size_t len = 0;
-        buf[0] = '\0';
-        for (int k = 0; k < _NODE_KIND_MAX; k++)
-                if (bits & NODE_BIT(k)) {
-                        int w = snprintf(
-                                buf + len, size - len, "%s%s", len ? ", " : "", node_kind_to_string(k));
-                        len = w > 0 ? MIN(len + (size_t)w, size - 1) : len;
-                }
-}
+#include "basic/strv.h"
 
 static int refuse(struct plan_builder *b, struct plan_fault *f, const char *rule, const char *reason) {
         int r = pb_decide(b, rule, f, false, "%s", reason);
@@ -25,10 +16,11 @@ static int refuse(struct plan_builder *b, struct plan_fault *f, const char *rule
 
 static int gate_node_kind(struct plan_builder *b, struct plan_fault *f) {
         const struct fault_def *def = f->src->def;
+        const char *names[_NODE_KIND_MAX];
         char kinds[256];
         if (def->node_kinds & f->target->node_kinds)
                 return 0;
-        node_kinds_list(def->node_kinds, kinds, sizeof(kinds));
+        strv_join(kinds, sizeof(kinds), names, node_kind_names(def->node_kinds, names), 0);
         return pb_fail(
                 b, f->src->pos, "%s does not apply to container '%s' (it applies to: %s)", def->id,
                 f->target->container->name, kinds);

@@ -8,11 +8,8 @@ static json_t *strings_json(const char *const *v, size_t n) {
 }
 
 static json_t *node_kinds_json(unsigned bits) {
-        json_t *a = json_array();
-        for (int k = 0; a && k < _NODE_KIND_MAX; k++)
-                if (bits & NODE_BIT(k))
-                        json_array_append_new(a, json_string(node_kind_to_string(k)));
-        return a;
+        const char *names[_NODE_KIND_MAX];
+        return strings_json(names, node_kind_names(bits, names));
 }
 
 static json_t *target_json(const struct plan_target *t) {
@@ -127,7 +124,7 @@ static json_t *step_json(const struct plan *pl, size_t index, const struct plan_
         }
 }
 
-static json_t *decisions_json(const struct plan *pl) {
+json_t *plan_decisions_json(const struct plan *pl) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < pl->n_decisions; i++) {
                 const struct plan_decision *d = &pl->decisions[i];
@@ -161,7 +158,7 @@ int plan_body_json(const struct plan *pl, json_t **ret) {
                 ARRAY_OF(pl->faults, pl->n_faults, fault_json), "steps", steps, "success",
                 plan_json_success(&s->success), "observability", plan_json_observability(&s->observability),
                 "slo", plan_json_slos(s->slos, s->n_slos), "steady_state",
-                plan_json_steady_state(&s->steady_state), "decisions", decisions_json(pl));
+                plan_json_steady_state(&s->steady_state), "decisions", plan_decisions_json(pl));
         if (!o)
                 return -ENOMEM;
         *ret = o;

@@ -17,6 +17,7 @@
 #include "basic/macro.h"
 #include "basic/sha256.h"
 #include "basic/strbuf.h"
+#include "basic/strv.h"
 #include "basic/suggest.h"
 
 /* ---- sha256 (FIPS 180-2 appendix B vectors) ---- */
@@ -422,6 +423,19 @@ static void test_read_file_empty(void **state) {
         free(data);
 }
 
+static void test_strv_join(void **state) {
+        static const char *const v[] = { "a", "bb", "ccc", "dddd" };
+        char buf[64], tiny[6];
+        strv_join(buf, sizeof(buf), v, 4, 0);
+        assert_string_equal(buf, "a, bb, ccc, dddd");
+        strv_join(buf, sizeof(buf), v, 4, 2);
+        assert_string_equal(buf, "a, bb, and 2 more");
+        strv_join(buf, sizeof(buf), v, 0, 0);
+        assert_string_equal(buf, "");
+        strv_join(tiny, sizeof(tiny), v, 4, 0);
+        assert_string_equal(tiny, "a, bb");
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_sha256_empty),
@@ -439,6 +453,7 @@ int main(void) {
                 cmocka_unit_test(test_error_at_prefix_reclass),
                 cmocka_unit_test(test_error_null),
                 cmocka_unit_test(test_error_truncation),
+                cmocka_unit_test(test_strv_join),
                 cmocka_unit_test_setup_teardown(test_read_file_missing, tmp_setup, tmp_teardown),
                 cmocka_unit_test_setup_teardown(test_read_file_directory, tmp_setup, tmp_teardown),
                 cmocka_unit_test_setup_teardown(test_read_file_limit, tmp_setup, tmp_teardown),
