@@ -27,7 +27,8 @@ enum {
         ROOT_HELP
 };
 
-static const struct cli_command *const root_subcommands[] = { &cli_discover, &cli_prepare, NULL };
+static const struct cli_command *const root_subcommands[] = { &cli_discover, &cli_prepare, &cli_run,
+                                                              &cli_inspect, NULL };
 
 static const struct cli_command cli_root = {
         .name = "mayhem",

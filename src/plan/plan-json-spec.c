@@ -136,7 +136,7 @@ static json_t *source_json(const struct drill_obs_source *s) {
                 json_object_set_new(o, "tail", json_integer(s->tail));
         if (s->kind == OBS_PROBE)
                 json_object_set_new(o, "probe", plan_json_probe(&s->probe));
-        if (s->kind == OBS_PROBE || s->kind == OBS_METRICS)
+        if (s->kind != OBS_LOGS)
                 json_object_set_new(o, "cadence_ms", json_integer(s->cadence_ms));
         return o;
 }

@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "basic/fileio.h"
+#include "common/run-command.h"
 #include "cli/cli-internal.h"
 #include "config.h"
 
@@ -21,47 +21,14 @@ struct result {
         char *out, *err;
 };
 
-static char *slurp(int fd) {
-        char *data = NULL;
-        size_t len = 0;
-        char path[64];
-        snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-        assert_int_equal(read_file_bounded(path, 1 << 20, &data, &len, NULL), 0);
-        close(fd);
-        return data;
-}
-
-static int temp_fd(void) {
-        char path[] = "/tmp/mayhem-test-cli-XXXXXX";
-        int fd = mkstemp(path);
-        assert_true(fd >= 0);
-        unlink(path);
-        return fd;
-}
-
 static struct result run_in(const char *dir, const char *const *args) {
-        const char *bin = getenv("MAYHEM_BIN"), *root = getenv("MAYHEM_SOURCE_ROOT");
-        char *argv[32] = { (char *)bin };
-        int out = temp_fd(), err = temp_fd(), status = 0;
+        const char *argv[32] = { getenv("MAYHEM_BIN") };
         size_t n = 1;
-
-        for (; args[n - 1]; n++)
-                argv[n] = (char *)args[n - 1];
+        for (; args[n - 1] && n < ELEMENTSOF(argv) - 1; n++)
+                argv[n] = args[n - 1];
         argv[n] = NULL;
-        pid_t pid = fork();
-        assert_true(pid >= 0);
-        if (pid == 0) {
-                if (chdir(dir ? dir : root) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
-                        _exit(127);
-                execv(bin, argv);
-                _exit(127);
-        }
-        assert_int_equal(waitpid(pid, &status, 0), pid);
-        lseek(out, 0, SEEK_SET);
-        lseek(err, 0, SEEK_SET);
-        return (struct result){ .exit = WIFEXITED(status) ? WEXITSTATUS(status) : -1,
-                                .out = slurp(out),
-                                .err = slurp(err) };
+        struct cmd_result r = run_command(dir ? dir : getenv("MAYHEM_SOURCE_ROOT"), argv);
+        return (struct result){ .exit = r.exit, .out = r.out, .err = r.err };
 }
 
 #define RUN(...) run_in(NULL, (const char *const[]){ __VA_ARGS__, NULL })

@@ -1,0 +1,106 @@
+#include "cli-inputs.h"
+#include "cli-internal.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine/engine.h"
+#include "evidence/evidence.h"
+#include "run/run.h"
+
+static const struct cli_opt run_opts[] = {
+        { "compose", 'c', "COMPOSE", "compose file (default: compose.yaml & co. in the working directory)" },
+        { "execute", 0, NULL, "really inject the faults (without it: plan, gate, stop)" },
+        { "json", 0, NULL, "print the result as JSON" },
+        CLI_OPT_HELP,
+        { 0 },
+};
+
+static bool execution_intended(const struct cli_ctx *ctx, const struct cli_args *args) {
+        if (cli_arg(ctx, args, "execute"))
+                return true;
+        const char *implicit = getenv("MAYHEM_ALLOW_IMPLICIT_EXECUTION");
+        if (implicit && strcmp(implicit, "1") == 0) {
+                cli_print_warning(ctx, "MAYHEM_ALLOW_IMPLICIT_EXECUTION=1: executing without --execute");
+                return true;
+        }
+        return false;
+}
+
+static json_t *result_json(const struct run_result *r) {
+        json_t *criteria = json_array();
+        for (size_t i = 0; criteria && i < r->n_criteria; i++)
+                json_array_append_new(
+                        criteria, json_pack(
+                                          "{s:s, s:s, s:b, s:s}", "type",
+                                          criterion_type_to_string(r->criteria[i].criterion->type),
+                                          "source_id", r->criteria[i].criterion->source_id, "satisfied",
+                                          r->criteria[i].satisfied, "detail", r->criteria[i].detail));
+        return json_pack(
+                "{s:s, s:s, s:s, s:s, s:o, s:{s:I, s:I, s:I, s:I}, s:f, s:i}", "run_id", r->run_id, "status",
+                run_status_to_string(r->status), "verdict", verdict_to_string(r->verdict), "reason",
+                r->reason, "criteria", criteria, "faults", "injected", (json_int_t)r->faults_injected,
+                "in_force", (json_int_t)r->faults_in_force, "released", (json_int_t)r->faults_released,
+                "dirty", (json_int_t)r->leases_dirty, "wall_s", r->wall_s, "exit", run_exit_code(r));
+}
+
+static int execute(
+        struct cli_ctx *ctx, const struct cli_args *args, struct cli_inputs *in, struct mh_error *reterr) {
+        _cleanup_(engine_freep) struct engine *engine = NULL;
+        _cleanup_(evidence_closep) struct evidence *ev = NULL;
+        struct run_result res = { 0 };
+        bool json = ctx->format == CLI_FORMAT_JSON || cli_arg(ctx, args, "json");
+        int r;
+
+        if ((r = engine_open(ctx->podman ? ENGINE_PODMAN : ENGINE_DOCKER, NULL, &engine, reterr)) < 0 ||
+            (r = evidence_open(ctx->db_path, &ev, reterr)) < 0)
+                return r;
+        struct run_options opt = { .evidence = ev, .engine = engine, .progress = json ? NULL : ctx->err };
+        if ((r = run_execute(in->plan, &opt, &res, reterr)) < 0)
+                return r;
+        if (json) {
+                r = cli_print_json(ctx, result_json(&res), reterr);
+        } else {
+                char *summary = run_summary_markdown(in->plan, &res);
+                fprintf(ctx->out, "\n%s\nrun %s — inspect with `mayhem inspect history %s`\n",
+                        summary ? summary : "", res.run_id, res.run_id);
+                free(summary);
+        }
+        int code = run_exit_code(&res);
+        run_result_done(&res);
+        return r < 0 ? r : code;
+}
+
+static int run_run(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
+        _cleanup_(cli_inputs_done) struct cli_inputs in = { 0 };
+        int r = cli_inputs_load(args->positional[0], cli_arg(ctx, args, "compose"), &in, reterr);
+        if (r < 0)
+                return r;
+        cli_inputs_warn(ctx, &in);
+        if (!execution_intended(ctx, args)) {
+                fprintf(ctx->out, "validated %s: %zu step(s), fingerprint %.12s\n", in.plan->run_id,
+                        in.plan->n_steps, in.plan->fingerprint);
+                fprintf(ctx->err, "plan ready; pass --execute to run\n");
+                return 0;
+        }
+        return execute(ctx, args, &in, reterr);
+}
+
+const struct cli_command cli_run = {
+        .name = "run",
+        .summary = "run a drill: inject, observe, undo, verify, judge (needs --execute)",
+        .usage = "SPEC [-c COMPOSE] --execute [--json]",
+        .help = "Plans the drill, then with --execute runs it against the live engine: every fault gets a\n"
+                "write-ahead lease in the evidence database (--db, default mayhem.db) before it is "
+                "injected,\n"
+                "is checked to be in force, held, undone and verified. Ctrl-C undoes every active fault "
+                "before\n"
+                "exiting. Exit: 0 pass (or no criteria), 1 criteria failed, 3 engine unreachable or target\n"
+                "missing, 4 invalid drill, 5 refused by a safety gate, 6 run did not complete, 7 something\n"
+                "is left dirty (see `mayhem inspect leases`).",
+        .opts = run_opts,
+        .min_args = 1,
+        .max_args = 1,
+        .run = run_run,
+};

@@ -1,0 +1,73 @@
+#pragma once
+
+/* Fault execution from the host, in-process for now (the agent will call the
+ * same functions). A fault is applied by its mechanism (the registry below);
+ * it is undone by running the undo ops the planner wrote into its lease, so
+ * that recovery needs nothing but the lease: the ops and the identity. */
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "basic/error.h"
+#include "catalog/catalog.h"
+#include "catalog/ops.h"
+#include "drill/drill.h"
+#include "engine/engine.h"
+#include "sys/process.h"
+
+#define FAULT_DETAIL_MAX 512
+
+/* What a lease names: the live container and its main process. */
+struct target_identity {
+        char engine[16];
+        char socket[256];
+        char container_id[ENGINE_ID_MAX];
+        char container_name[256];
+        char started_at[48];       /* container start, from the engine */
+        struct proc_identity main; /* host pid + start time of the main process; pid 0 when not running */
+};
+
+int target_identity_resolve(
+        struct engine *e, const char *container, struct target_identity *ret, struct mh_error *reterr);
+json_t *target_identity_json(const struct target_identity *t);
+int target_identity_from_json(const json_t *j, struct target_identity *ret, struct mh_error *reterr);
+
+struct fault_exec {
+        struct engine *engine;
+        const struct drill_fault *fault;
+        struct target_identity target;
+        char started_at_before[48]; /* for container.restarted */
+};
+
+struct fault_mechanism {
+        const char *fault_id;
+        int (*apply)(struct fault_exec *fx, struct mh_error *reterr);
+};
+
+/* NULL when this version cannot apply the fault yet. */
+const struct fault_mechanism *fault_mechanism_find(const char *fault_id);
+size_t fault_mechanism_count(void);
+const struct fault_mechanism *fault_mechanism_at(size_t i);
+
+/* Undo ops are idempotent: on a fault never applied, or already undone, they succeed. */
+bool comp_op_supported(enum comp_op op);
+int comp_op_run(enum comp_op op, struct engine *e, const struct target_identity *t, struct mh_error *reterr);
+
+/* One look; *ret_ok tells whether the target is back. detail says what was seen. */
+bool verify_probe_supported(enum verify_probe v);
+int verify_probe_run(
+        enum verify_probe v, struct engine *e, const struct target_identity *t, bool *ret_ok, char *detail,
+        size_t size);
+
+/* One look at whether the fault is in force. */
+bool effect_check_supported(enum effect_check c);
+int effect_check_run(
+        enum effect_check c, const struct fault_exec *fx, bool *ret_in_force, char *detail, size_t size);
+
+/* fault-signal.c and fault-engine.c: the appliers. */
+int fault_apply_proc_pause(struct fault_exec *fx, struct mh_error *reterr);
+int fault_apply_process_stop(struct fault_exec *fx, struct mh_error *reterr);
+int fault_apply_process_kill(struct fault_exec *fx, struct mh_error *reterr);
+int fault_apply_container_pause(struct fault_exec *fx, struct mh_error *reterr);
+int fault_apply_container_kill(struct fault_exec *fx, struct mh_error *reterr);
+int fault_apply_container_restart(struct fault_exec *fx, struct mh_error *reterr);

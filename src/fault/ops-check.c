@@ -1,0 +1,100 @@
+#include "fault.h"
+
+#include <stdio.h>
+#include <string.h>
+
+/* Verify probes (is the target back?) and effect checks (is the fault in
+ * force?) share their looks at the process and the container. */
+
+static int look_container(
+        struct engine *e, const struct target_identity *t, struct engine_container *c, char *detail,
+        size_t size) {
+        struct mh_error err = { 0 };
+        int r = engine_container_inspect(e, t->container_id, c, &err);
+        if (r < 0)
+                snprintf(detail, size, "%s", err.msg);
+        return r;
+}
+
+/* 'T' (stopped), '-' when the process is gone, else its state letter. */
+static char look_process(const struct target_identity *t) {
+        char state = '-';
+        if (t->main.pid <= 0 || proc_state(&t->main, &state, NULL) < 0)
+                return '-';
+        return state;
+}
+
+static void describe(char *detail, size_t size, const struct engine_container *c) {
+        snprintf(detail, size, "container %s is %s%s", c->name, c->status, c->paused ? " (paused)" : "");
+}
+
+int verify_probe_run(
+        enum verify_probe v, struct engine *e, const struct target_identity *t, bool *ret_ok, char *detail,
+        size_t size) {
+        struct engine_container c;
+        char state;
+        int r;
+        switch (v) {
+        case VERIFY_PROCESS_NOT_STOPPED:
+                state = look_process(t);
+                *ret_ok = state != 'T' && state != 't';
+                snprintf(
+                        detail, size, "process %d %s", (int)t->main.pid,
+                        state == '-' ? "is gone"
+                        : *ret_ok    ? "is not stopped"
+                                     : "is still stopped");
+                return 0;
+        case VERIFY_CONTAINER_RUNNING:
+                if ((r = look_container(e, t, &c, detail, size)) < 0)
+                        return r;
+                *ret_ok = c.running && !c.paused && !c.restarting;
+                describe(detail, size, &c);
+                return 0;
+        default: return -EOPNOTSUPP;
+        }
+}
+
+bool verify_probe_supported(enum verify_probe v) {
+        return v == VERIFY_PROCESS_NOT_STOPPED || v == VERIFY_CONTAINER_RUNNING;
+}
+
+static int container_effect(
+        enum effect_check ck, const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
+        struct engine_container c;
+        int r = look_container(fx->engine, &fx->target, &c, detail, size);
+        if (r < 0)
+                return r;
+        describe(detail, size, &c);
+        if (ck == EFFECT_CONTAINER_PAUSED)
+                *ret = c.paused;
+        else if (ck == EFFECT_CONTAINER_EXITED)
+                *ret = !c.running && !c.restarting;
+        else
+                *ret = c.running && strcmp(c.started_at, fx->started_at_before) != 0;
+        return 0;
+}
+
+int effect_check_run(
+        enum effect_check ck, const struct fault_exec *fx, bool *ret_in_force, char *detail, size_t size) {
+        char state;
+        switch (ck) {
+        case EFFECT_PROCESS_STOPPED:
+        case EFFECT_PROCESS_GONE:
+                state = look_process(&fx->target);
+                *ret_in_force = ck == EFFECT_PROCESS_GONE ? state == '-' : state == 'T' || state == 't';
+                snprintf(
+                        detail, size, "process %d %s", (int)fx->target.main.pid,
+                        state == '-'                   ? "is gone"
+                        : state == 'T' || state == 't' ? "is stopped"
+                                                       : "is running");
+                return 0;
+        case EFFECT_CONTAINER_PAUSED:
+        case EFFECT_CONTAINER_EXITED:
+        case EFFECT_CONTAINER_RESTARTED: return container_effect(ck, fx, ret_in_force, detail, size);
+        default: return -EOPNOTSUPP;
+        }
+}
+
+bool effect_check_supported(enum effect_check c) {
+        return c <= EFFECT_CONTAINER_RESTARTED;
+}

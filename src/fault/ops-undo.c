@@ -1,0 +1,51 @@
+#include "fault.h"
+
+#include <signal.h>
+
+/* Nothing left to continue when the process is gone. */
+static int undo_signal_cont(struct engine *e, const struct target_identity *t, struct mh_error *reterr) {
+        if (t->main.pid <= 0)
+                return 0;
+        int r = proc_signal(&t->main, SIGCONT, reterr);
+        return r == -ESRCH ? 0 : r;
+}
+
+/* A removed container cannot be brought back: that is an error (dirty). */
+static int undo_engine_start(struct engine *e, const struct target_identity *t, struct mh_error *reterr) {
+        struct engine_container c;
+        int r = engine_container_inspect(e, t->container_id, &c, reterr);
+        if (r < 0)
+                return r;
+        if (c.paused && (r = engine_container_unpause(e, t->container_id, reterr)) < 0 && r != -EALREADY)
+                return r;
+        if (c.running || c.restarting)
+                return 0;
+        return engine_container_start(e, t->container_id, reterr);
+}
+
+/* Not paused, or removed: nothing is frozen any more. */
+static int undo_engine_unpause(struct engine *e, const struct target_identity *t, struct mh_error *reterr) {
+        int r = engine_container_unpause(e, t->container_id, reterr);
+        return r == -EALREADY || r == -ENOENT ? 0 : r;
+}
+
+typedef int (*undo_fn)(struct engine *, const struct target_identity *, struct mh_error *);
+
+static const undo_fn undo_ops[_COMP_OP_MAX] = {
+        [COMP_OP_SIGNAL_CONT] = undo_signal_cont,
+        [COMP_OP_ENGINE_START] = undo_engine_start,
+        [COMP_OP_ENGINE_UNPAUSE] = undo_engine_unpause,
+};
+
+bool comp_op_supported(enum comp_op op) {
+        return op < _COMP_OP_MAX && undo_ops[op];
+}
+
+int comp_op_run(
+        enum comp_op op, struct engine *e, const struct target_identity *t, struct mh_error *reterr) {
+        if (!comp_op_supported(op))
+                return mh_error_set(
+                        reterr, -EOPNOTSUPP, MH_EXIT_GENERAL_FAILURE, "not_implemented",
+                        "undo op %s is not implemented in this version", comp_op_to_string(op));
+        return undo_ops[op](e, t, reterr);
+}

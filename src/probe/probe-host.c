@@ -1,0 +1,187 @@
+#include "probe.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "basic/fileio.h"
+#include "basic/macro.h"
+#include "basic/parse-number.h"
+#include "engine/http-client.h"
+
+#define FILE_PROBE_MAX  (1u << 20)
+#define METRIC_BODY_MAX (4u << 20)
+#define EXEC_POLL_NS    5000000L
+
+static void child_exec(const struct drill_probe *p) {
+        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        if (null >= 0) {
+                dup2(null, STDIN_FILENO);
+                dup2(null, STDOUT_FILENO);
+                dup2(null, STDERR_FILENO);
+        }
+        setpgid(0, 0);
+        execvp(p->cmd[0], (char *const *)p->cmd);
+        _exit(127);
+}
+
+/* Runs the argv (no shell); past the timeout the whole process group is killed. */
+void probe_exec(const struct drill_probe *p, struct probe_result *ret) {
+        double deadline = probe_now_ms() + (double)p->timeout_ms;
+        int status = 0;
+        pid_t pid = fork();
+        if (pid < 0) {
+                snprintf(ret->detail, sizeof(ret->detail), "fork: %s", strerror(errno));
+                return;
+        }
+        if (pid == 0)
+                child_exec(p);
+        for (;;) {
+                pid_t w = waitpid(pid, &status, WNOHANG);
+                if (w == pid)
+                        break;
+                if (probe_now_ms() >= deadline) {
+                        kill(-pid, SIGKILL);
+                        kill(pid, SIGKILL);
+                        waitpid(pid, &status, 0);
+                        snprintf(
+                                ret->detail, sizeof(ret->detail), "%s: timed out after %" PRId64 "ms",
+                                p->cmd[0], p->timeout_ms);
+                        return;
+                }
+                nanosleep(&(struct timespec){ .tv_nsec = EXEC_POLL_NS }, NULL);
+        }
+        ret->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+        ret->ok = ret->exit_code == p->expected_exit_code;
+        snprintf(
+                ret->detail, sizeof(ret->detail), "%s exited %d, expected %" PRId64 "%s", p->cmd[0],
+                ret->exit_code, p->expected_exit_code, ret->exit_code == 127 ? " (127: not found?)" : "");
+}
+
+static bool pid_alive(pid_t pid) {
+        char path[64], buf[512];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+        if (n <= 0)
+                return false;
+        buf[n] = '\0';
+        const char *close_paren = strrchr(buf, ')');
+        return close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z' && close_paren[2] != 'X';
+}
+
+static bool comm_is(const char *pid_dir, const char *name) {
+        char path[300], comm[64];
+        snprintf(path, sizeof(path), "/proc/%s/comm", pid_dir);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd < 0 ? -1 : read(fd, comm, sizeof(comm) - 1);
+        if (n <= 0)
+                return false;
+        comm[n] = '\0';
+        comm[strcspn(comm, "\n")] = '\0';
+        return strcmp(comm, name) == 0;
+}
+
+static pid_t find_by_name(const char *name) {
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        pid_t found = 0;
+        while (d && !found && (de = readdir(d))) {
+                int64_t pid;
+                if (parse_int64(de->d_name, &pid) == 0 && comm_is(de->d_name, name) && pid_alive((pid_t)pid))
+                        found = (pid_t)pid;
+        }
+        if (d)
+                closedir(d);
+        return found;
+}
+
+void probe_process(const struct drill_probe *p, struct probe_result *ret) {
+        pid_t pid = p->process_name ? find_by_name(p->process_name) : (pid_t)p->pid;
+        ret->ok = pid > 0 && pid_alive(pid);
+        if (p->process_name)
+                snprintf(
+                        ret->detail, sizeof(ret->detail), "process '%s' %s", p->process_name,
+                        ret->ok ? "is running" : "not found");
+        else
+                snprintf(
+                        ret->detail, sizeof(ret->detail), "pid %d %s", (int)pid,
+                        ret->ok ? "is running" : "is gone");
+}
+
+void probe_file(const struct drill_probe *p, struct probe_result *ret) {
+        _cleanup_free_ char *data = NULL;
+        size_t len = 0;
+        struct stat st;
+        if (stat(p->path, &st) < 0) {
+                snprintf(ret->detail, sizeof(ret->detail), "%s: %s", p->path, strerror(errno));
+                return;
+        }
+        if (!p->contains) {
+                ret->ok = true;
+                snprintf(ret->detail, sizeof(ret->detail), "%s exists", p->path);
+                return;
+        }
+        if (read_file_bounded(p->path, FILE_PROBE_MAX, &data, &len, NULL) < 0) {
+                snprintf(
+                        ret->detail, sizeof(ret->detail), "%s: unreadable or over %u bytes", p->path,
+                        FILE_PROBE_MAX);
+                return;
+        }
+        ret->ok = memmem(data, len, p->contains, strlen(p->contains)) != NULL;
+        snprintf(
+                ret->detail, sizeof(ret->detail), "%s %s the text", p->path, ret->ok ? "contains" : "lacks");
+}
+
+/* The first sample of query in Prometheus text: "name{labels} value [ts]". */
+static bool find_metric(const char *body, const char *query, double *ret) {
+        size_t qlen = strlen(query);
+        for (const char *line = body; line && *line;
+             line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
+                if (*line == '#' || strncmp(line, query, qlen) != 0)
+                        continue;
+                const char *v = line + qlen;
+                if (*v == '{')
+                        v = strchr(v, '}') ? strchr(v, '}') + 1 : NULL;
+                if (!v || (*v != ' ' && *v != '\t'))
+                        continue;
+                char *end = NULL;
+                double x = strtod(v, &end);
+                if (end != v) {
+                        *ret = x;
+                        return true;
+                }
+        }
+        return false;
+}
+
+void probe_metric(const struct drill_probe *p, struct probe_result *ret) {
+        struct http_request req = {
+                .method = "GET", .url = p->endpoint, .timeout_ms = p->timeout_ms, .max_body = METRIC_BODY_MAX
+        };
+        struct http_response resp = { 0 };
+        struct mh_error e = { 0 };
+        if (http_request_run(&req, &resp, &e) < 0) {
+                probe_set_detail(ret, e.msg);
+                return;
+        }
+        ret->status = resp.status;
+        ret->has_value = resp.status == 200 && resp.body && find_metric(resp.body, p->query, &ret->value);
+        ret->ok = ret->has_value && (!p->has_threshold || ret->value <= p->threshold);
+        if (ret->has_value)
+                snprintf(ret->detail, sizeof(ret->detail), "%s = %g", p->query, ret->value);
+        else
+                snprintf(
+                        ret->detail, sizeof(ret->detail), "%s not found (status %ld)", p->query,
+                        resp.status);
+        http_response_done(&resp);
+}

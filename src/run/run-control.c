@@ -1,0 +1,160 @@
+#include "run-internal.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+
+double runner_now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void set_reason(struct runner *r, const char *fmt, va_list ap) {
+        if (!r->reason[0])
+                vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
+}
+
+static void stop_va(struct runner *r, bool interrupted, const char *fmt, va_list ap) {
+        pthread_mutex_lock(&r->lock);
+        set_reason(r, fmt, ap);
+        atomic_store(&r->abort, true);
+        r->failed = true;
+        r->interrupted = r->interrupted || interrupted;
+        pthread_cond_broadcast(&r->wake);
+        pthread_mutex_unlock(&r->lock);
+}
+
+void runner_abort(struct runner *r, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        stop_va(r, false, fmt, ap);
+        va_end(ap);
+}
+
+void runner_interrupt(struct runner *r, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        stop_va(r, true, fmt, ap);
+        va_end(ap);
+}
+
+void runner_fail(struct runner *r, const char *fmt, ...) {
+        va_list ap;
+        pthread_mutex_lock(&r->lock);
+        va_start(ap, fmt);
+        set_reason(r, fmt, ap);
+        va_end(ap);
+        r->failed = true;
+        pthread_mutex_unlock(&r->lock);
+}
+
+bool runner_stopping(struct runner *r) {
+        if (!atomic_load(&r->abort) && runner_now_ms() >= r->deadline_ms)
+                runner_interrupt(r, "config.timeout of %.0fs passed", (r->deadline_ms - r->t0_ms) / 1000);
+        return atomic_load(&r->abort);
+}
+
+/* Waits on the condition variable so an abort wakes every sleeper at once. */
+void runner_wait_locked(struct runner *r, double until_ms) {
+        struct timespec ts;
+        double left = until_ms - runner_now_ms();
+        if (left <= 0)
+                return;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        long long ns = (long long)ts.tv_nsec + (long long)(left * 1e6);
+        ts.tv_sec += (time_t)(ns / 1000000000LL);
+        ts.tv_nsec = (long)(ns % 1000000000LL);
+        pthread_cond_timedwait(&r->wake, &r->lock, &ts);
+}
+
+bool runner_sleep(struct runner *r, double ms) {
+        double until = runner_now_ms() + ms;
+        pthread_mutex_lock(&r->lock);
+        while (!atomic_load(&r->abort) && runner_now_ms() < until && runner_now_ms() < r->deadline_ms)
+                runner_wait_locked(r, MIN(until, r->deadline_ms));
+        pthread_mutex_unlock(&r->lock);
+        return !runner_stopping(r);
+}
+
+void runner_progress(struct runner *r, const char *fmt, ...) {
+        FILE *f = r->opt->progress;
+        char stamp[16];
+        time_t now = time(NULL);
+        va_list ap;
+        if (!f)
+                return;
+        strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
+        pthread_mutex_lock(&r->lock);
+        fprintf(f, "%s ", stamp);
+        va_start(ap, fmt);
+        vfprintf(f, fmt, ap);
+        va_end(ap);
+        fputc('\n', f);
+        fflush(f);
+        pthread_mutex_unlock(&r->lock);
+}
+
+void runner_event(struct runner *r, const char *kind, json_t *payload) {
+        char *text = payload ? json_dumps(payload, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        evidence_event(r->opt->evidence, r->run_id, kind, text ? text : "{}", NULL);
+        free(text);
+        json_decref(payload);
+}
+
+struct signal_waiter {
+        struct runner *r;
+        sigset_t set;
+};
+
+static void *signal_thread(void *arg) {
+        struct signal_waiter *w = arg;
+        for (;;) {
+                int sig = 0;
+                if (sigwait(&w->set, &sig) != 0)
+                        continue;
+                if (sig == SIGUSR2) /* runner_signals_stop(): the run is over */
+                        break;
+                runner_progress(w->r, "received %s: stopping, undoing every active fault", strsignal(sig));
+                runner_interrupt(w->r, "interrupted by %s", strsignal(sig));
+        }
+        free(w);
+        return NULL;
+}
+
+/* SIGINT/SIGTERM are blocked in every thread of the run and taken by one
+ * waiter thread, which turns them into an abort: undo still runs. */
+int runner_signals_start(struct runner *r, pthread_t *ret_thread, sigset_t *ret_old) {
+        struct signal_waiter *w = calloc(1, sizeof(*w));
+        if (!w)
+                return -ENOMEM;
+        w->r = r;
+        sigemptyset(&w->set);
+        sigaddset(&w->set, SIGINT);
+        sigaddset(&w->set, SIGTERM);
+        sigaddset(&w->set, SIGUSR2);
+        pthread_sigmask(SIG_BLOCK, &w->set, ret_old);
+        int e = pthread_create(ret_thread, NULL, signal_thread, w);
+        if (e != 0) {
+                pthread_sigmask(SIG_SETMASK, ret_old, NULL);
+                free(w);
+                return -e;
+        }
+        return 0;
+}
+
+void runner_signals_stop(pthread_t thread, const sigset_t *old) {
+        pthread_kill(thread, SIGUSR2);
+        pthread_join(thread, NULL);
+        /* A SIGINT that arrived after the last undo stays pending; drop it rather
+         * than die by it now that everything is restored. */
+        struct timespec zero = { 0 };
+        sigset_t both;
+        sigemptyset(&both);
+        sigaddset(&both, SIGINT);
+        sigaddset(&both, SIGTERM);
+        while (sigtimedwait(&both, NULL, &zero) > 0)
+                ;
+        pthread_sigmask(SIG_SETMASK, old, NULL);
+}

@@ -1,0 +1,73 @@
+#pragma once
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "fault/fault.h"
+#include "probe/probe.h"
+#include "run.h"
+
+enum obs_kind_value {
+        OBS_VALUE_BOOLEAN,
+        OBS_VALUE_STATUS,
+        OBS_VALUE_COUNT,
+        OBS_VALUE_LATENCY,
+        OBS_VALUE_METRIC,
+};
+
+struct observation {
+        char *source;
+        enum obs_kind_value kind;
+        double value;
+};
+
+struct runner {
+        const struct plan *plan;
+        const struct run_options *opt;
+        struct run_result *result;
+        char run_id[PLAN_RUN_ID_MAX];
+        double t0_ms, deadline_ms;
+
+        pthread_mutex_t lock; /* guards everything below, and wakes sleepers */
+        pthread_cond_t wake;
+        atomic_bool abort;
+        bool failed;      /* a step failed: the run cannot end "completed" */
+        bool interrupted; /* stopped by a signal or config.timeout: "aborted" */
+        char reason[256];
+        struct observation *obs;
+        size_t n_obs, obs_cap;
+        bool observer_done;
+};
+
+/* run-control.c: abort, deadline, interruptible sleep, progress lines. */
+/* Stops the run (undo still runs): abort after a failure, interrupt for a signal or the timeout. */
+void runner_abort(struct runner *r, const char *fmt, ...) _printf_(2, 3);
+void runner_interrupt(struct runner *r, const char *fmt, ...) _printf_(2, 3);
+void runner_fail(struct runner *r, const char *fmt, ...) _printf_(2, 3);
+bool runner_stopping(struct runner *r);
+/* Sleeps up to ms; returns false when the run is stopping. */
+bool runner_sleep(struct runner *r, double ms);
+/* With r->lock held: waits on r->wake until until_ms (monotonic) or a wake-up. */
+void runner_wait_locked(struct runner *r, double until_ms);
+void runner_progress(struct runner *r, const char *fmt, ...) _printf_(2, 3);
+double runner_now_ms(void);
+int runner_signals_start(struct runner *r, pthread_t *ret_thread, sigset_t *ret_old);
+void runner_signals_stop(pthread_t thread, const sigset_t *old);
+void runner_event(struct runner *r, const char *kind, json_t *payload);
+
+/* run-observe.c */
+void runner_observe(
+        struct runner *r, const char *source, enum obs_kind_value kind, double value, const char *detail);
+void runner_observe_probe(
+        struct runner *r, const char *id, const struct drill_probe *p, const struct probe_result *pr);
+int runner_observer_start(struct runner *r, pthread_t *ret);
+void runner_observer_stop(struct runner *r, pthread_t thread);
+const struct observation *runner_latest(struct runner *r, const char *source);
+
+/* run-steps.c, run-fault.c */
+int runner_steps(struct runner *r);
+/* Runs one fault's whole lifecycle; false when it failed. */
+bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step_id);
+
+/* criteria.c */
+void runner_criteria(struct runner *r);

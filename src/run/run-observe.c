@@ -1,0 +1,145 @@
+#include "run-internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const char *const obs_kind_names[] = {
+        [OBS_VALUE_BOOLEAN] = "boolean", [OBS_VALUE_STATUS] = "status", [OBS_VALUE_COUNT] = "count",
+        [OBS_VALUE_LATENCY] = "latency", [OBS_VALUE_METRIC] = "metric",
+};
+
+/* Keeps the observation for the criteria and writes it to the evidence store. */
+void runner_observe(
+        struct runner *r, const char *source, enum obs_kind_value kind, double value, const char *detail) {
+        json_t *data = json_pack("{s:f, s:s}", "value", value, "detail", detail ? detail : "");
+        char *text = data ? json_dumps(data, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+        evidence_observation(
+                r->opt->evidence, r->run_id, obs_kind_names[kind], source, text ? text : "{}", NULL);
+        free(text);
+        json_decref(data);
+
+        char *copy = strdup(source);
+        pthread_mutex_lock(&r->lock);
+        if (copy && r->n_obs == r->obs_cap) {
+                size_t cap = r->obs_cap ? r->obs_cap * 2 : 64;
+                struct observation *p = realloc(r->obs, cap * sizeof(*p));
+                if (p) {
+                        r->obs = p;
+                        r->obs_cap = cap;
+                }
+        }
+        if (copy && r->n_obs < r->obs_cap) {
+                r->obs[r->n_obs++] = (struct observation){ .source = copy, .kind = kind, .value = value };
+                copy = NULL;
+        }
+        pthread_mutex_unlock(&r->lock);
+        free(copy);
+}
+
+/* A probe yields "<id>" (passed?), "<id>.latency_ms" and, for http, "<id>.status". */
+void runner_observe_probe(
+        struct runner *r, const char *id, const struct drill_probe *p, const struct probe_result *pr) {
+        char name[256];
+        runner_observe(r, id, OBS_VALUE_BOOLEAN, pr->ok, pr->detail);
+        snprintf(name, sizeof(name), "%s.latency_ms", id);
+        runner_observe(r, name, OBS_VALUE_LATENCY, pr->latency_ms, NULL);
+        if (p->type == PROBE_HTTP && pr->status > 0) {
+                snprintf(name, sizeof(name), "%s.status", id);
+                runner_observe(r, name, OBS_VALUE_STATUS, (double)pr->status, NULL);
+        }
+        if (p->type == PROBE_METRIC && pr->has_value) {
+                snprintf(name, sizeof(name), "%s.value", id);
+                runner_observe(r, name, OBS_VALUE_METRIC, pr->value, NULL);
+        }
+}
+
+const struct observation *runner_latest(struct runner *r, const char *source) {
+        for (size_t i = r->n_obs; i-- > 0;)
+                if (strcmp(r->obs[i].source, source) == 0)
+                        return &r->obs[i];
+        return NULL;
+}
+
+static void observe_inspection(struct runner *r, const struct drill_obs_source *s) {
+        struct engine_container c;
+        struct mh_error e = { 0 };
+        char detail[300];
+        bool ok = engine_container_inspect(r->opt->engine, s->container, &c, &e) >= 0;
+        if (ok)
+                snprintf(detail, sizeof(detail), "%s is %s", c.name, c.status);
+        runner_observe(
+                r, s->source_id, OBS_VALUE_BOOLEAN, ok && c.running && !c.paused, ok ? detail : e.msg);
+}
+
+static void observe_source(struct runner *r, const struct drill_obs_source *s) {
+        struct probe_result pr;
+        struct drill_probe metric = { .type = PROBE_METRIC,
+                                      .endpoint = s->endpoint,
+                                      .query = s->metric,
+                                      .timeout_ms = s->timeout_ms };
+        switch (s->kind) {
+        case OBS_PROBE:
+                probe_run(&s->probe, &pr);
+                runner_observe_probe(r, s->source_id, &s->probe, &pr);
+                break;
+        case OBS_METRICS:
+                probe_run(&metric, &pr);
+                runner_observe_probe(r, s->source_id, &metric, &pr);
+                break;
+        case OBS_INSPECTION: observe_inspection(r, s); break;
+        default: break; /* logs: reported once by the observer, see below */
+        }
+}
+
+static bool observer_done(struct runner *r) {
+        pthread_mutex_lock(&r->lock);
+        bool done = r->observer_done;
+        pthread_mutex_unlock(&r->lock);
+        return done;
+}
+
+/* Every source once at the start, then each repeating source on its cadence,
+ * until the run's steps are over. Failures are notes, never fatal. */
+static void *observer(void *arg) {
+        struct runner *r = arg;
+        const struct drill_observability *o = &r->plan->spec->observability;
+        double *next = calloc(o->n_sources ? o->n_sources : 1, sizeof(double));
+        for (size_t i = 0; next && i < o->n_sources; i++)
+                if (o->sources[i].kind == OBS_LOGS)
+                        runner_event(
+                                r, "observability.source_failed",
+                                json_pack(
+                                        "{s:s, s:s}", "source", o->sources[i].source_id, "reason",
+                                        "log collection is not implemented in this version"));
+        while (next && !observer_done(r)) {
+                double now = runner_now_ms(), soonest = now + 200;
+                for (size_t i = 0; i < o->n_sources; i++) {
+                        const struct drill_obs_source *s = &o->sources[i];
+                        if (s->kind == OBS_LOGS || next[i] < 0 || next[i] > now)
+                                continue;
+                        observe_source(r, s);
+                        next[i] = s->cadence_ms > 0 ? runner_now_ms() + (double)s->cadence_ms : -1;
+                }
+                for (size_t i = 0; i < o->n_sources; i++)
+                        if (next[i] >= 0 && next[i] < soonest)
+                                soonest = next[i];
+                pthread_mutex_lock(&r->lock);
+                if (!r->observer_done)
+                        runner_wait_locked(r, soonest);
+                pthread_mutex_unlock(&r->lock);
+        }
+        free(next);
+        return NULL;
+}
+
+int runner_observer_start(struct runner *r, pthread_t *ret) {
+        return -pthread_create(ret, NULL, observer, r);
+}
+
+void runner_observer_stop(struct runner *r, pthread_t thread) {
+        pthread_mutex_lock(&r->lock);
+        r->observer_done = true;
+        pthread_cond_broadcast(&r->wake);
+        pthread_mutex_unlock(&r->lock);
+        pthread_join(thread, NULL);
+}

@@ -1,0 +1,40 @@
+#include "run.h"
+
+#include "basic/strbuf.h"
+
+#define SUMMARY_MAX (256u * 1024u)
+
+/* The reference's "A Run in One Screen" (mayhem-spec.md §2.7). */
+char *run_summary_markdown(const struct plan *pl, const struct run_result *r) {
+        struct strbuf b = STRBUF_INIT(SUMMARY_MAX);
+        size_t passed = 0;
+        for (size_t i = 0; i < r->n_criteria; i++)
+                passed += r->criteria[i].satisfied;
+
+        strbuf_printf(
+                &b, "# Run %s\n**status**: %s\n**verdict**: %s\n", r->run_id,
+                run_status_to_string(r->status), verdict_to_string(r->verdict));
+        if (r->reason[0])
+                strbuf_printf(&b, "**reason**: %s\n", r->reason);
+        if (r->n_criteria)
+                strbuf_printf(
+                        &b, "**success criteria**: %s\n", passed == r->n_criteria ? "ALL PASS" : "FAILED");
+        for (size_t i = 0; i < r->n_criteria; i++) {
+                const struct criterion_result *c = &r->criteria[i];
+                const char *word = c->satisfied ? "PASS" : "FAIL";
+                strbuf_printf(
+                        &b, "- [%s] %s:%s %s (%s)\n", word, criterion_type_to_string(c->criterion->type),
+                        c->criterion->source_id, word, c->detail);
+        }
+        strbuf_printf(
+                &b, "**faults**: %zu planned, %zu injected, %zu in force, %zu undone and verified",
+                pl->n_faults, r->faults_injected, r->faults_in_force, r->faults_released);
+        if (r->leases_kept)
+                strbuf_printf(&b, ", %zu kept faulted", r->leases_kept);
+        if (r->leases_dirty)
+                strbuf_printf(&b, ", %zu DIRTY (run `mayhem inspect leases`)", r->leases_dirty);
+        strbuf_printf(
+                &b, "\n**observations**: %zu/%zu sources collected\n**wall**: %.1fs\n", r->sources_collected,
+                r->sources_total, r->wall_s);
+        return strbuf_steal(&b);
+}

@@ -1,0 +1,222 @@
+#include "run-internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
+
+#include "basic/string-table.h"
+
+static const char *const run_status_table[_RUN_STATUS_MAX] = {
+        [RUN_STATUS_COMPLETED] = "completed",
+        [RUN_STATUS_FAILED] = "failed",
+        [RUN_STATUS_ABORTED] = "aborted",
+};
+
+static const char *const verdict_table[_VERDICT_MAX] = {
+        [VERDICT_PASS] = "pass",
+        [VERDICT_FAIL] = "fail",
+        [VERDICT_UNDECIDED] = "undecided",
+};
+
+const char *run_status_to_string(enum run_status s) {
+        return s < _RUN_STATUS_MAX ? run_status_table[s] : NULL;
+}
+
+const char *verdict_to_string(enum verdict v) {
+        return v < _VERDICT_MAX ? verdict_table[v] : NULL;
+}
+
+/* r-<drill name>-<6 random hex>: every run gets its own id, the plan keeps its fingerprint. */
+static void make_run_id(const struct plan *pl, char *buf, size_t size) {
+        uint8_t rnd[3] = { 0 };
+        const char *prefix_end = strrchr(pl->run_id, '-');
+        size_t prefix = prefix_end ? (size_t)(prefix_end - pl->run_id) : strlen(pl->run_id);
+        if (getrandom(rnd, sizeof(rnd), 0) != sizeof(rnd))
+                rnd[0] = (uint8_t)getpid(); /* still unique enough with the time below */
+        snprintf(buf, size, "%.*s-%02x%02x%02x", (int)prefix, pl->run_id, rnd[0], rnd[1], rnd[2]);
+}
+
+static int refuse(
+        struct mh_error *reterr, enum mh_exit exit, const char *id, const char *what, const char *why) {
+        return mh_error_set(reterr, -EOPNOTSUPP, exit, id, "%s: %s; nothing was touched", what, why);
+}
+
+static int check_probe_locus(const struct drill_step *st, struct mh_error *reterr) {
+        for (size_t i = 0; i < st->n_checks; i++)
+                if (st->checks[i].execution != CHECK_LOCUS_HOST)
+                        return refuse(
+                                reterr, MH_EXIT_VALIDATION_ERROR, "not_implemented", st->checks[i].id,
+                                "checks that run inside a container (execution other than host) are not "
+                                "supported yet");
+        return 0;
+}
+
+static int check_fault_support(const struct plan_fault *f, struct mh_error *reterr) {
+        char what[64];
+        bool ok = fault_mechanism_find(f->src->def->id) && effect_check_supported(f->comp->effect);
+        for (size_t i = 0; i < f->comp->n_undo; i++)
+                ok = ok && comp_op_supported(f->comp->undo[i]);
+        for (size_t i = 0; i < f->comp->n_verify; i++)
+                ok = ok && verify_probe_supported(f->comp->verify[i]);
+        snprintf(what, sizeof(what), "%s %s", f->id, f->src->def->id);
+        return ok ? 0
+                  : refuse(reterr, MH_EXIT_VALIDATION_ERROR, "not_implemented", what,
+                           "this version plans the fault but cannot inject it yet");
+}
+
+/* Everything that could stop the run is checked before the first lease. */
+static int preflight(const struct plan *pl, struct engine *engine, struct mh_error *reterr) {
+        int r;
+        for (size_t i = 0; i < pl->n_faults; i++)
+                if ((r = check_fault_support(&pl->faults[i], reterr)) < 0)
+                        return r;
+        for (size_t i = 0; i < pl->n_steps; i++)
+                if ((r = check_probe_locus(pl->steps[i].src, reterr)) < 0)
+                        return r;
+        for (size_t i = 0; i < pl->n_targets; i++) {
+                struct engine_container c;
+                const char *name = pl->targets[i].container->name;
+                r = engine_container_inspect(engine, name, &c, reterr);
+                if (r == -ENOENT)
+                        return mh_error_set(
+                                reterr, r, MH_EXIT_CONFIG_ERROR, "target_missing",
+                                "container '%s' (service %s) does not exist in the engine; start the "
+                                "stack first; nothing was touched",
+                                name, pl->targets[i].service->name);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int begin(struct runner *r, struct mh_error *reterr) {
+        unsigned long long start = 0;
+        struct proc_identity self;
+        if (proc_identity_read(getpid(), &self, NULL) >= 0)
+                start = self.start_time;
+        struct evidence_run run = {
+                .id = r->run_id,
+                .name = r->plan->spec->name,
+                .kind = "drill",
+                .spec_json = r->opt->spec_json,
+                .plan_json = r->plan->canonical_json,
+                .plan_fingerprint = r->plan->fingerprint,
+                .engine = engine_kind_of(r->opt->engine) == ENGINE_PODMAN ? "podman" : "docker",
+                .controller_pid = (int)getpid(),
+                .controller_start_time = start,
+        };
+        return evidence_run_begin(r->opt->evidence, &run, reterr);
+}
+
+static json_t *criteria_json(const struct run_result *res) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < res->n_criteria; i++) {
+                const struct criterion_result *c = &res->criteria[i];
+                json_array_append_new(
+                        a, json_pack(
+                                   "{s:s, s:s, s:b, s:s}", "type",
+                                   criterion_type_to_string(c->criterion->type), "source_id",
+                                   c->criterion->source_id, "satisfied", c->satisfied, "detail", c->detail));
+        }
+        return a;
+}
+
+static void finish(struct runner *r) {
+        struct run_result *res = r->result;
+        const struct drill_observability *o = &r->plan->spec->observability;
+        res->status = r->interrupted ? RUN_STATUS_ABORTED
+                      : r->failed    ? RUN_STATUS_FAILED
+                                     : RUN_STATUS_COMPLETED;
+        if (res->leases_dirty && res->status == RUN_STATUS_COMPLETED)
+                res->status = RUN_STATUS_FAILED;
+        snprintf(res->reason, sizeof(res->reason), "%s", r->reason);
+        res->sources_total = o->n_sources;
+        for (size_t i = 0; i < o->n_sources; i++)
+                res->sources_collected += runner_latest(r, o->sources[i].source_id) != NULL;
+        runner_criteria(r);
+        res->wall_s = (runner_now_ms() - r->t0_ms) / 1000;
+
+        json_t *criteria = criteria_json(res);
+        char *criteria_text = criteria ? json_dumps(criteria, JSON_COMPACT) : NULL;
+        char *summary = run_summary_markdown(r->plan, res);
+        evidence_run_finish(
+                r->opt->evidence, r->run_id, run_status_to_string(res->status),
+                res->n_criteria ? verdict_to_string(res->verdict) : NULL, criteria_text, summary, NULL);
+        runner_event(
+                r,
+                res->status == RUN_STATUS_COMPLETED ? "run.completed"
+                : res->status == RUN_STATUS_ABORTED ? "run.aborted"
+                                                    : "run.failed",
+                json_pack("{s:s, s:s}", "verdict", verdict_to_string(res->verdict), "reason", res->reason));
+        free(summary);
+        free(criteria_text);
+        json_decref(criteria);
+}
+
+static void runner_done(struct runner *r) {
+        for (size_t i = 0; i < r->n_obs; i++)
+                free(r->obs[i].source);
+        free(r->obs);
+        pthread_cond_destroy(&r->wake);
+        pthread_mutex_destroy(&r->lock);
+}
+
+static void runner_init(
+        struct runner *r, const struct plan *pl, const struct run_options *opt, struct run_result *res) {
+        pthread_condattr_t attr;
+        *r = (struct runner){ .plan = pl, .opt = opt, .result = res };
+        pthread_mutex_init(&r->lock, NULL);
+        pthread_condattr_init(&attr);
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        pthread_cond_init(&r->wake, &attr);
+        pthread_condattr_destroy(&attr);
+        make_run_id(pl, r->run_id, sizeof(r->run_id));
+        memcpy(res->run_id, r->run_id, sizeof(res->run_id));
+        r->t0_ms = runner_now_ms();
+        r->deadline_ms = r->t0_ms + (double)pl->spec->config.timeout_ms;
+}
+
+int run_execute(
+        const struct plan *pl, const struct run_options *opt, struct run_result *ret,
+        struct mh_error *reterr) {
+        struct runner r;
+        pthread_t signals, observer;
+        sigset_t old_mask;
+        int e;
+
+        *ret = (struct run_result){ 0 };
+        if ((e = preflight(pl, opt->engine, reterr)) < 0)
+                return e;
+        runner_init(&r, pl, opt, ret);
+        if ((e = begin(&r, reterr)) < 0) {
+                runner_done(&r);
+                return e;
+        }
+        runner_progress(&r, "run %s started (plan %.12s)", r.run_id, pl->fingerprint);
+        runner_event(&r, "run.started", json_pack("{s:s}", "fingerprint", pl->fingerprint));
+        bool have_signals = runner_signals_start(&r, &signals, &old_mask) >= 0;
+        bool have_observer = runner_observer_start(&r, &observer) >= 0;
+        runner_steps(&r);
+        if (have_observer)
+                runner_observer_stop(&r, observer);
+        if (have_signals)
+                runner_signals_stop(signals, &old_mask);
+        finish(&r);
+        runner_done(&r);
+        return 0;
+}
+
+void run_result_done(struct run_result *r) {
+        free(r->criteria);
+        r->criteria = NULL;
+}
+
+int run_exit_code(const struct run_result *r) {
+        if (r->leases_dirty)
+                return MH_EXIT_RECOVERY_FAILURE;
+        if (r->status != RUN_STATUS_COMPLETED)
+                return MH_EXIT_EXPERIMENT_FAILURE;
+        return r->verdict == VERDICT_FAIL ? MH_EXIT_GENERAL_FAILURE : MH_EXIT_SUCCESS;
+}

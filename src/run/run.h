@@ -1,0 +1,67 @@
+#pragma once
+
+/* Executes a frozen plan: for every fault, a write-ahead lease, injection, an
+ * effect check, the hold, the undo, the verify, the release; checks and waits
+ * between; observability probes throughout; then criteria and a verdict. All
+ * of it lands in the evidence store. SIGINT/SIGTERM (or config.timeout) stop
+ * the run and undo every active lease before run_execute() returns. */
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "basic/error.h"
+#include "engine/engine.h"
+#include "evidence/evidence.h"
+#include "plan/plan.h"
+
+enum run_status {
+        RUN_STATUS_COMPLETED,
+        RUN_STATUS_FAILED,
+        RUN_STATUS_ABORTED,
+        _RUN_STATUS_MAX,
+};
+
+enum verdict {
+        VERDICT_PASS,
+        VERDICT_FAIL,
+        VERDICT_UNDECIDED,
+        _VERDICT_MAX,
+};
+
+struct criterion_result {
+        const struct drill_criterion *criterion;
+        bool satisfied;
+        char detail[160];
+};
+
+struct run_result {
+        char run_id[PLAN_RUN_ID_MAX];
+        enum run_status status;
+        enum verdict verdict;
+        struct criterion_result *criteria; /* malloc()ed, n_criteria entries */
+        size_t n_criteria;
+        size_t faults_injected, faults_in_force, faults_released, leases_dirty, leases_kept;
+        size_t sources_total, sources_collected;
+        double wall_s;
+        char reason[256]; /* why the run failed or was aborted */
+};
+
+struct run_options {
+        struct evidence *evidence;
+        struct engine *engine;
+        FILE *progress; /* live step lines, or NULL */
+        const char *spec_json;
+};
+
+int run_execute(
+        const struct plan *plan, const struct run_options *opt, struct run_result *ret,
+        struct mh_error *reterr);
+void run_result_done(struct run_result *r);
+
+/* The reference's summary ("# Run r-...", status, verdict, criteria, wall). */
+char *run_summary_markdown(const struct plan *plan, const struct run_result *r);
+/* 0 pass or no criteria, 1 criteria failed, 6 run incomplete, 7 something left dirty. */
+int run_exit_code(const struct run_result *r);
+
+const char *run_status_to_string(enum run_status s);
+const char *verdict_to_string(enum verdict v);

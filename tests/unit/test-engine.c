@@ -1,0 +1,1192 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <jansson.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "basic/macro.h"
+#include "basic/strbuf.h"
+#include "engine/engine-internal.h"
+#include "engine/engine.h"
+#include "engine/http-client.h"
+
+/* A FAKE engine. A real dockerd cannot be made to send a truncated, mistyped
+ * or oversized reply, so these tests serve canned HTTP/1.1 responses from a
+ * thread on a unix socket in a temporary directory, one connection at a
+ * time, and record every request line so a test can assert what the client
+ * sent (or that it sent nothing). */
+
+#define FAKE_REPLIES_MAX  16
+#define FAKE_REQUESTS_MAX 256
+#define FAKE_LINE_MAX     512
+#define FAKE_HEAD_MAX     65536
+#define FAKE_WAIT_MS      10000
+
+struct fake_reply {
+        char *raw;
+        size_t len;
+        bool hang; /* read the request, then answer nothing until the fake stops */
+};
+
+struct fake {
+        char dir[64], path[128];
+        int listen_fd, stop[2];
+        pthread_t thread;
+        pthread_mutex_t lock;
+        struct fake_reply replies[FAKE_REPLIES_MAX];
+        size_t n_replies, next; /* the last reply repeats */
+        char requests[FAKE_REQUESTS_MAX][FAKE_LINE_MAX];
+        size_t n_requests;
+        char last_head[4096], last_body[4096];
+};
+
+static bool wait_readable(int fd, int stop_fd) {
+        struct pollfd p[2] = { { .fd = fd, .events = POLLIN }, { .fd = stop_fd, .events = POLLIN } };
+        return poll(p, 2, FAKE_WAIT_MS) > 0 && !p[1].revents && p[0].revents;
+}
+
+static size_t content_length(const char *head) {
+        for (const char *p = head; (p = strchr(p, '\n')); p++)
+                if (strncasecmp(p + 1, "Content-Length:", 15) == 0)
+                        return strtoul(p + 16, NULL, 10);
+        return 0;
+}
+
+/* Reads one request (head and Content-Length body); false when the client went away. */
+static bool read_request(struct fake *f, int fd, char *buf, size_t size, size_t *ret_head, size_t *ret_len) {
+        size_t len = 0;
+        char *end = NULL;
+
+        while (!end || len < (size_t)(end - buf) + 4 + content_length(buf)) {
+                if (len + 1 >= size || !wait_readable(fd, f->stop[0]))
+                        return false;
+                ssize_t n = recv(fd, buf + len, size - len - 1, 0);
+                if (n <= 0)
+                        return false;
+                len += (size_t)n;
+                buf[len] = '\0';
+                end = end ? end : strstr(buf, "\r\n\r\n");
+        }
+        *ret_head = (size_t)(end - buf);
+        *ret_len = len;
+        return true;
+}
+
+static void record(struct fake *f, const char *buf, size_t head, size_t len) {
+        size_t line = strcspn(buf, "\r\n");
+        const char *sp = memrchr(buf, ' ', line);
+
+        pthread_mutex_lock(&f->lock);
+        if (f->n_requests < FAKE_REQUESTS_MAX)
+                /* "GET /v1.41/containers/web/json", without " HTTP/1.1" */
+                snprintf(
+                        f->requests[f->n_requests++], FAKE_LINE_MAX, "%.*s",
+                        (int)(sp ? sp - buf : (long)line), buf);
+        snprintf(f->last_head, sizeof(f->last_head), "%.*s", (int)head, buf);
+        snprintf(f->last_body, sizeof(f->last_body), "%.*s", (int)(len - head - 4), buf + head + 4);
+        pthread_mutex_unlock(&f->lock);
+}
+
+/* A copy of the next reply (the test may reset the list while it is being sent). */
+static struct fake_reply next_reply(struct fake *f) {
+        static const char none[] = "HTTP/1.1 500 No canned reply\r\nContent-Length: 0\r\n\r\n";
+        struct fake_reply r = { .raw = (char *)none, .len = sizeof(none) - 1 };
+
+        pthread_mutex_lock(&f->lock);
+        if (f->n_replies > 0) {
+                r = f->replies[MIN(f->next, f->n_replies - 1)];
+                f->next++;
+        }
+        char *copy = r.raw ? malloc(r.len + 1) : NULL;
+        if (copy)
+                memcpy(copy, r.raw, r.len + 1);
+        pthread_mutex_unlock(&f->lock);
+        r.raw = copy;
+        r.len = copy ? r.len : 0;
+        return r;
+}
+
+static void serve(struct fake *f, int fd) {
+        static char buf[FAKE_HEAD_MAX];
+        size_t head, len, off = 0;
+
+        if (!read_request(f, fd, buf, sizeof(buf), &head, &len))
+                return;
+        record(f, buf, head, len);
+        _cleanup_free_ char *raw = NULL;
+        struct fake_reply r = next_reply(f);
+        raw = r.raw;
+        if (r.hang) {
+                struct pollfd p = { .fd = f->stop[0], .events = POLLIN };
+                (void)poll(&p, 1, FAKE_WAIT_MS);
+                return;
+        }
+        while (off < r.len) {
+                ssize_t n = send(fd, r.raw + off, r.len - off, MSG_NOSIGNAL);
+                if (n <= 0)
+                        return; /* the client gave up (a body over its cap): fine */
+                off += (size_t)n;
+        }
+}
+
+static void *fake_main(void *arg) {
+        struct fake *f = arg;
+        for (;;) {
+                struct pollfd p[2] = { { .fd = f->listen_fd, .events = POLLIN },
+                                       { .fd = f->stop[0], .events = POLLIN } };
+                if (poll(p, 2, -1) < 0 || p[1].revents)
+                        return NULL;
+                int fd = accept4(f->listen_fd, NULL, NULL, SOCK_CLOEXEC);
+                if (fd < 0)
+                        continue;
+                serve(f, fd);
+                close(fd);
+        }
+}
+
+static int listening_socket(const char *path, bool listen_too) {
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        assert_true(fd >= 0);
+        assert_true(strlen(path) < sizeof(sa.sun_path));
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+        assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+        if (listen_too)
+                assert_int_equal(listen(fd, 64), 0);
+        return fd;
+}
+
+/* Forgets the canned replies: the next connection gets the next one added. */
+static void fake_reset(struct fake *f) {
+        pthread_mutex_lock(&f->lock);
+        for (size_t i = 0; i < f->n_replies; i++)
+                free(f->replies[i].raw);
+        f->n_replies = f->next = 0;
+        pthread_mutex_unlock(&f->lock);
+}
+
+static int fake_setup(void **state) {
+        struct fake *f = calloc(1, sizeof(*f));
+        assert_non_null(f);
+        snprintf(f->dir, sizeof(f->dir), "/tmp/mh-engine-XXXXXX");
+        assert_non_null(mkdtemp(f->dir));
+        snprintf(f->path, sizeof(f->path), "%s/engine.sock", f->dir);
+        f->listen_fd = listening_socket(f->path, true);
+        assert_int_equal(pipe2(f->stop, O_CLOEXEC), 0);
+        pthread_mutex_init(&f->lock, NULL);
+        assert_int_equal(pthread_create(&f->thread, NULL, fake_main, f), 0);
+        *state = f;
+        return 0;
+}
+
+/* Stops the thread and removes the socket; safe to call twice. */
+static void fake_stop(struct fake *f) {
+        if (f->listen_fd < 0)
+                return;
+        assert_int_equal(write(f->stop[1], "x", 1), 1);
+        pthread_join(f->thread, NULL);
+        close(f->listen_fd);
+        f->listen_fd = -1;
+        unlink(f->path);
+}
+
+static int fake_teardown(void **state) {
+        struct fake *f = *state;
+        char path[160];
+
+        fake_stop(f);
+        close(f->stop[0]);
+        close(f->stop[1]);
+        fake_reset(f);
+        snprintf(path, sizeof(path), "%s/idle.sock", f->dir);
+        unlink(path);
+        rmdir(f->dir);
+        pthread_mutex_destroy(&f->lock);
+        free(f);
+        return 0;
+}
+
+static void fake_add(struct fake *f, struct fake_reply r) {
+        pthread_mutex_lock(&f->lock);
+        assert_true(f->n_replies < FAKE_REPLIES_MAX);
+        f->replies[f->n_replies++] = r;
+        pthread_mutex_unlock(&f->lock);
+}
+
+static void fake_raw(struct fake *f, const char *raw) {
+        char *copy = strdup(raw);
+        assert_non_null(copy);
+        fake_add(f, (struct fake_reply){ .raw = copy, .len = strlen(raw) });
+}
+
+static void fake_reply(struct fake *f, int status, const char *body) {
+        struct strbuf b = STRBUF_INIT(0);
+        assert_int_equal(
+                strbuf_printf(
+                        &b,
+                        "HTTP/1.1 %d Canned\r\nContent-Type: application/json\r\nContent-Length: %zu\r\n"
+                        "Connection: close\r\n\r\n%s",
+                        status, strlen(body), body),
+                0);
+        fake_add(f, (struct fake_reply){ .raw = b.data, .len = b.len });
+}
+
+static size_t fake_count(struct fake *f) {
+        pthread_mutex_lock(&f->lock);
+        size_t n = f->n_requests;
+        pthread_mutex_unlock(&f->lock);
+        return n;
+}
+
+static const char *fake_request(struct fake *f, size_t i) {
+        assert_true(i < fake_count(f));
+        return f->requests[i];
+}
+
+/* ---- canned replies, cut from what dockerd 20.10 sends ---- */
+
+#define VERSION_141                                                                                         \
+        "{\"Platform\":{\"Name\":\"\"},\"Version\":\"20.10.24+dfsg1\",\"ApiVersion\":\"1.41\","             \
+        "\"MinAPIVersion\":\"1.12\",\"GitCommit\":\"5d6db84\",\"Os\":\"linux\",\"Arch\":\"amd64\"}"
+
+#define CID "d8953a171ab4c5fee0b25f882832572e558f59fb92c43ff700967282d1897341"
+
+static const char inspect_web[] =
+        "{\"Id\": \"" CID "\",\n"
+        " \"Created\": \"2026-11-29T08:01:43.440832787Z\", \"Path\": \"/busybox\", \"Args\": [\"sleep\", "
+        "\"3600\"],\n"
+        " \"State\": {\"Status\": \"running\", \"Running\": true, \"Paused\": false, \"Restarting\": "
+        "false,\n"
+        "   \"OOMKilled\": false, \"Dead\": false, \"Pid\": 13470, \"ExitCode\": 0, \"Error\": \"\",\n"
+        "   \"StartedAt\": \"2026-11-29T08:01:43.633974495Z\", \"FinishedAt\": \"0001-01-01T00:00:00Z\"},\n"
+        " \"Image\": \"sha256:6b753be2df4773e060efe99b45a538e658da27696ce6a2834f8a2ae761a40447\",\n"
+        " \"Name\": \"/shop-web-1\", \"RestartCount\": 0, \"Driver\": \"overlay2\", \"ExecIDs\": null,\n"
+        " \"HostConfig\": {\"Binds\": null, \"NetworkMode\": \"default\",\n"
+        "   \"PortBindings\": {\"80/tcp\": [{\"HostIp\": \"\", \"HostPort\": \"18080\"}]},\n"
+        "   \"RestartPolicy\": {\"Name\": \"unless-stopped\", \"MaximumRetryCount\": 0},\n"
+        "   \"CpuShares\": 512, \"Memory\": 0, \"NanoCpus\": 500000000, \"CgroupParent\": \"\",\n"
+        "   \"CpuPeriod\": 0, \"CpuQuota\": 0, \"CpusetCpus\": \"\", \"PidsLimit\": null,\n"
+        "   \"MaskedPaths\": [\"/proc/asound\", \"/proc/acpi\"]},\n"
+        " \"Mounts\": [],\n"
+        " \"Config\": {\"Hostname\": \"d8953a171ab4\", \"ExposedPorts\": {\"80/tcp\": {}, \"9090/udp\": "
+        "{}},\n"
+        "   \"Env\": [\"PATH=/usr/bin\"], \"Cmd\": [\"/busybox\", \"sleep\", \"3600\"],\n"
+        "   \"Image\": \"mayhem-scratch:latest\", \"Volumes\": null, \"Entrypoint\": null,\n"
+        "   \"Labels\": {\"com.docker.compose.project\": \"shop\", \"com.docker.compose.service\": "
+        "\"web\",\n"
+        "              \"com.docker.compose.version\": \"2.20.2\"}},\n"
+        " \"NetworkSettings\": {\"Bridge\": \"\", \"SandboxID\": \"e5109e96d13e\", \"HairpinMode\": false,\n"
+        "   \"Ports\": {\"80/tcp\": [{\"HostIp\": \"0.0.0.0\", \"HostPort\": \"18080\"},\n"
+        "                          {\"HostIp\": \"::\", \"HostPort\": \"18080\"}],\n"
+        "             \"9090/udp\": null},\n"
+        "   \"SandboxKey\": \"/var/run/docker/netns/e5109e96d13e\", \"IPAddress\": \"172.17.0.2\",\n"
+        "   \"Networks\": {\"bridge\": {\"IPAMConfig\": null, \"Links\": null, \"Aliases\": null,\n"
+        "       \"NetworkID\": \"ba1d97cc3385\", \"Gateway\": \"172.17.0.1\", \"IPAddress\": "
+        "\"172.17.0.2\",\n"
+        "       \"IPPrefixLen\": 16, \"MacAddress\": \"02:42:ac:11:00:02\", \"DriverOpts\": null},\n"
+        "     \"shop_default\": {\"Aliases\": [\"web\"], \"IPAddress\": \"172.18.0.3\"}}}}\n";
+
+static const char list_shop[] =
+        "[{\"Id\": \"" CID "\", \"Names\": [\"/shop-web-1\"], \"Image\": \"mayhem-scratch:latest\",\n"
+        "  \"ImageID\": \"sha256:6b75\", \"Command\": \"/busybox sleep 3600\", \"Created\": 1795939303,\n"
+        "  \"Ports\": [{\"IP\": \"0.0.0.0\", \"PrivatePort\": 80, \"PublicPort\": 18080, \"Type\": "
+        "\"tcp\"},\n"
+        "            {\"PrivatePort\": 9090, \"Type\": \"udp\"}],\n"
+        "  \"Labels\": {\"com.docker.compose.project\": \"shop\", \"com.docker.compose.service\": "
+        "\"web\"},\n"
+        "  \"State\": \"paused\", \"Status\": \"Up 2 minutes (Paused)\", \"HostConfig\": {\"NetworkMode\": "
+        "\"default\"},\n"
+        "  \"NetworkSettings\": {\"Networks\": {\"bridge\": {\"IPAddress\": \"172.17.0.2\"}}}, \"Mounts\": "
+        "[]},\n"
+        " {\"Id\": \"0123abcd\", \"Names\": [\"/shop-db-1\"], \"Image\": \"postgres:16\", \"Ports\": [],\n"
+        "  \"Labels\": {\"com.docker.compose.project\": \"shop\", \"com.docker.compose.service\": \"db\"},\n"
+        "  \"State\": \"exited\", \"Status\": \"Exited (0) 3 seconds ago\", \"NetworkSettings\": "
+        "{\"Networks\": {}}}]";
+
+/* ---- helpers ---- */
+
+static struct engine *open_ok(struct fake *f, const char *version_reply) {
+        struct engine *e = NULL;
+        struct mh_error err = { 0 };
+
+        fake_reply(f, 200, version_reply);
+        int r = engine_open(ENGINE_DOCKER, f->path, &e, &err);
+        if (r < 0)
+                print_message("engine_open: %s\n", err.msg);
+        assert_int_equal(r, 0);
+        assert_non_null(e);
+        return e;
+}
+
+/* base with obj.key (key at the top with obj NULL) replaced by value, or deleted with value NULL. */
+static char *mutated(const char *base, const char *obj, const char *key, json_t *value) {
+        json_t *root = json_loads(base, 0, NULL);
+        assert_non_null(root);
+        json_t *parent = obj ? json_object_get(root, obj) : root;
+        assert_non_null(parent);
+        if (value)
+                json_object_set_new(parent, key, value);
+        else
+                json_object_del(parent, key);
+        char *s = json_dumps(root, 0);
+        json_decref(root);
+        assert_non_null(s);
+        return s;
+}
+
+static void expect_error(struct mh_error *err, int r, int code, const char *id, const char *msg_part) {
+        if (r != code || !strstr(err->msg, msg_part))
+                print_message("got %d (%s) '%s', wanted %d '%s'\n", r, err->id, err->msg, code, msg_part);
+        assert_int_equal(r, code);
+        assert_int_equal(err->code, code);
+        assert_string_equal(err->id, id);
+        assert_non_null(strstr(err->msg, msg_part));
+        assert_null(strchr(err->msg, '\n'));
+}
+
+/* ---- version negotiation ---- */
+
+static void test_version_141(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        struct engine_container c;
+
+        assert_string_equal(engine_api_version(e), "1.41");
+        assert_string_equal(engine_server_version(e), "20.10.24+dfsg1");
+        assert_string_equal(engine_socket(e), f->path);
+        assert_int_equal(engine_kind_of(e), ENGINE_DOCKER);
+        assert_string_equal(fake_request(f, 0), "GET /version");
+        fake_reply(f, 200, inspect_web);
+        assert_int_equal(engine_container_inspect(e, "shop-web-1", &c, NULL), 0);
+        assert_string_equal(fake_request(f, 1), "GET /v1.41/containers/shop-web-1/json");
+}
+
+static void test_version_capped(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e =
+                open_ok(f, "{\"Version\":\"27.1.0\",\"ApiVersion\":\"1.50\",\"MinAPIVersion\":\"1.24\"}");
+
+        assert_string_equal(engine_api_version(e), "1.43");
+        fake_reply(f, 204, "");
+        assert_int_equal(engine_container_pause(e, "web", NULL), 0);
+        assert_string_equal(fake_request(f, 1), "POST /v1.43/containers/web/pause");
+}
+
+static void test_version_without_min(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e =
+                open_ok(f, "{\"Version\":\"1.13.1\",\"ApiVersion\":\"1.26\"}");
+        assert_string_equal(engine_api_version(e), "1.26");
+}
+
+static void test_version_refused(void **state) {
+        static const struct {
+                const char *reply, *id, *msg;
+                int code;
+        } cases[] = {
+                { "{\"Version\":\"1.0.0\",\"ApiVersion\":\"1.12\"}", "engine_version_unsupported",
+                  "speaks Engine API 1.12 (too old); mayhem speaks 1.24 to 1.43", -EPROTONOSUPPORT },
+                { "{\"Version\":\"99.0\",\"ApiVersion\":\"1.60\",\"MinAPIVersion\":\"1.44\"}",
+                  "engine_version_unsupported",
+                  "speaks Engine API 1.44 or newer only; mayhem speaks 1.24 to 1.43", -EPROTONOSUPPORT },
+                { "{\"Version\":\"1\",\"ApiVersion\":\"one.41\"}", "engine_bad_reply",
+                  "malformed engine reply to /version: ApiVersion: 'one.41' is not an API version",
+                  -EPROTO },
+                { "{\"Version\":\"1\",\"ApiVersion\":1.41}", "engine_bad_reply",
+                  "ApiVersion: expected string, got real", -EPROTO },
+                { "{\"Version\":\"1\",\"ApiVersion\":\"1.41.\"}", "engine_bad_reply", "not an API version",
+                  -EPROTO },
+                { "{\"ApiVersion\":\"1.41\"}", "engine_bad_reply", "Version: missing or null", -EPROTO },
+                { "[\"1.41\"]", "engine_bad_reply", "/version: expected object, got array", -EPROTO },
+        };
+        struct fake *f = *state;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct engine *e = NULL;
+                struct mh_error err = { 0 };
+                fake_reset(f);
+                fake_reply(f, 200, cases[i].reply);
+                int r = engine_open(ENGINE_DOCKER, f->path, &e, &err);
+                expect_error(&err, r, cases[i].code, cases[i].id, cases[i].msg);
+                assert_int_equal(err.exit, MH_EXIT_CONFIG_ERROR);
+                assert_null(e);
+        }
+}
+
+static void test_version_not_an_engine(void **state) {
+        struct fake *f = *state;
+        struct engine *e = NULL;
+        struct mh_error err = { 0 };
+
+        fake_raw(f, "HTTP/1.1 404 Not Found\r\nContent-Length: 19\r\n\r\n404 page not found\n");
+        int r = engine_open(ENGINE_DOCKER, f->path, &e, &err);
+        expect_error(&err, r, -ENOENT, "engine_not_found", "GET /version: 404 page not found (HTTP 404)");
+        assert_int_equal(err.exit, MH_EXIT_CONFIG_ERROR);
+}
+
+/* ---- unreachable engines ---- */
+
+static void expect_unreachable(enum engine_kind kind, const char *path, int code, const char *msg) {
+        struct engine *e = NULL;
+        struct mh_error err = { 0 };
+
+        int r = engine_open(kind, path, &e, &err);
+        assert_int_equal(r, code);
+        assert_null(e);
+        assert_int_equal(err.exit, MH_EXIT_CONFIG_ERROR);
+        assert_string_equal(err.id, "engine_unreachable");
+        assert_string_equal(err.msg, msg);
+}
+
+static void test_unreachable_missing(void **state) {
+        struct fake *f = *state;
+        char path[160], msg[1024];
+
+        snprintf(path, sizeof(path), "%s/missing.sock", f->dir);
+        snprintf(
+                msg, sizeof(msg),
+                "cannot reach the Docker engine at %s: No such file or directory; start it (sudo systemctl "
+                "start docker, or dockerd &) or set DOCKER_HOST=unix:///path/to/docker.sock",
+                path);
+        /* -ECONNREFUSED, not -ENOENT: that one means "no such container". */
+        expect_unreachable(ENGINE_DOCKER, path, -ECONNREFUSED, msg);
+        snprintf(path, sizeof(path), "%s/podman/podman.sock", f->dir);
+        snprintf(
+                msg, sizeof(msg),
+                "cannot reach the Podman engine at %s: No such file or directory; start it (mkdir -p "
+                "%s/podman "
+                "&& podman system service --time=0 unix://%s &)",
+                path, f->dir, path);
+        expect_unreachable(ENGINE_PODMAN, path, -ECONNREFUSED, msg);
+        assert_int_equal(fake_count(f), 0);
+}
+
+static void test_unreachable_not_listening(void **state) {
+        struct fake *f = *state;
+        char path[160], msg[1024];
+
+        snprintf(path, sizeof(path), "%s/idle.sock", f->dir);
+        _cleanup_close_ int fd = listening_socket(path, false);
+        snprintf(
+                msg, sizeof(msg),
+                "cannot reach the Docker engine at %s: Connection refused; start it (sudo systemctl start "
+                "docker, or dockerd &) or set DOCKER_HOST=unix:///path/to/docker.sock",
+                path);
+        expect_unreachable(ENGINE_DOCKER, path, -ECONNREFUSED, msg);
+}
+
+static void test_engine_goes_away(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        struct engine_container c;
+        struct mh_error err = { 0 };
+
+        fake_stop(f);
+        int r = engine_container_inspect(e, "web", &c, &err);
+        assert_int_equal(r, -ECONNREFUSED);
+        assert_string_equal(err.id, "engine_unreachable");
+        assert_int_equal(err.exit, MH_EXIT_CONFIG_ERROR);
+        assert_non_null(strstr(err.msg, "No such file or directory"));
+}
+
+static void test_docker_host(void **state) {
+        struct fake *f = *state;
+        char url[160];
+        struct engine *e = NULL;
+        struct mh_error err = { 0 };
+
+        assert_int_equal(setenv("DOCKER_HOST", "tcp://10.0.0.1:2375", 1), 0);
+        int r = engine_open(ENGINE_DOCKER, NULL, &e, &err);
+        expect_error(
+                &err, r, -EPROTONOSUPPORT, "engine_unsupported_host",
+                "DOCKER_HOST=tcp://10.0.0.1:2375 is not supported");
+        assert_int_equal(err.exit, MH_EXIT_CONFIG_ERROR);
+        assert_int_equal(fake_count(f), 0);
+
+        snprintf(url, sizeof(url), "unix://%s", f->path);
+        assert_int_equal(setenv("DOCKER_HOST", url, 1), 0);
+        fake_reply(f, 200, VERSION_141);
+        r = engine_open(ENGINE_DOCKER, NULL, &e, &err);
+        assert_int_equal(unsetenv("DOCKER_HOST"), 0);
+        assert_int_equal(r, 0);
+        assert_string_equal(engine_socket(e), f->path);
+        engine_free(e);
+}
+
+static void test_default_socket(void **state) {
+        static const struct {
+                enum engine_kind kind;
+                uid_t uid;
+                const char *docker_host, *xdg, *want;
+        } cases[] = {
+                { ENGINE_DOCKER, 0, NULL, NULL, "/var/run/docker.sock" },
+                { ENGINE_DOCKER, 1000, "", "/run/user/1000", "/var/run/docker.sock" },
+                { ENGINE_DOCKER, 1000, "unix:///home/u/.docker/run/docker.sock", NULL,
+                  "/home/u/.docker/run/docker.sock" },
+                { ENGINE_PODMAN, 0, "tcp://ignored", "/run/user/0", "/run/podman/podman.sock" },
+                { ENGINE_PODMAN, 1000, NULL, "/run/user/1000", "/run/user/1000/podman/podman.sock" },
+                { ENGINE_PODMAN, 1000, NULL, NULL, "/run/user/1000/podman/podman.sock" },
+                { ENGINE_PODMAN, 1001, NULL, "relative", "/run/user/1001/podman/podman.sock" },
+        };
+        char buf[HTTP_UNIX_SOCKET_PATH_MAX], long_host[300];
+        struct mh_error err = { 0 };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                assert_int_equal(
+                        engine_default_socket(
+                                cases[i].kind, cases[i].uid, cases[i].docker_host, cases[i].xdg, buf,
+                                sizeof(buf), NULL),
+                        0);
+                assert_string_equal(buf, cases[i].want);
+        }
+        snprintf(long_host, sizeof(long_host), "unix:///%0200d", 0);
+        assert_int_equal(
+                engine_default_socket(ENGINE_DOCKER, 0, long_host, NULL, buf, sizeof(buf), &err),
+                -ENAMETOOLONG);
+        assert_int_equal(err.exit, MH_EXIT_CONFIG_ERROR);
+        assert_int_equal(
+                engine_default_socket(ENGINE_DOCKER, 0, "unix://", NULL, buf, sizeof(buf), &err), -EINVAL);
+        assert_int_equal(engine_kind_from_string("podman"), ENGINE_PODMAN);
+        assert_string_equal(engine_kind_to_string(ENGINE_DOCKER), "docker");
+        assert_int_equal(engine_kind_from_string("lxc"), -EINVAL);
+}
+
+/* ---- inspect ---- */
+
+static void test_inspect(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        struct engine_container c;
+
+        fake_reply(f, 200, inspect_web);
+        assert_int_equal(engine_container_inspect(e, CID, &c, NULL), 0);
+        assert_string_equal(fake_request(f, 1), "GET /v1.41/containers/" CID "/json");
+        assert_string_equal(c.id, CID);
+        assert_string_equal(c.name, "shop-web-1");
+        assert_string_equal(c.image, "mayhem-scratch:latest");
+        assert_string_equal(c.status, "running");
+        assert_true(c.running);
+        assert_false(c.paused);
+        assert_false(c.restarting);
+        assert_int_equal(c.pid, 13470);
+        assert_int_equal(c.exit_code, 0);
+        assert_string_equal(c.started_at, "2026-11-29T08:01:43.633974495Z");
+        assert_string_equal(c.finished_at, "0001-01-01T00:00:00Z");
+        assert_string_equal(c.compose_project, "shop");
+        assert_string_equal(c.compose_service, "web");
+        assert_string_equal(c.restart_policy, "unless-stopped");
+        assert_int_equal(c.nano_cpus, 500000000);
+        assert_int_equal(c.cpu_shares, 512);
+        assert_int_equal(c.cpu_quota, 0);
+        assert_int_equal(c.cpu_period, 0);
+        assert_string_equal(c.cgroup_parent, "");
+        assert_int_equal(c.n_networks, 2);
+        assert_string_equal(c.networks[0].name, "bridge");
+        assert_string_equal(c.networks[0].ip, "172.17.0.2");
+        assert_string_equal(c.networks[1].name, "shop_default");
+        assert_string_equal(c.networks[1].ip, "172.18.0.3");
+        assert_int_equal(c.n_ports, 3);
+        assert_int_equal(c.ports[0].container_port, 80);
+        assert_string_equal(c.ports[0].protocol, "tcp");
+        assert_string_equal(c.ports[0].host_ip, "0.0.0.0");
+        assert_int_equal(c.ports[0].host_port, 18080);
+        assert_string_equal(c.ports[1].host_ip, "::");
+        assert_int_equal(c.ports[2].container_port, 9090);
+        assert_string_equal(c.ports[2].protocol, "udp");
+        assert_int_equal(c.ports[2].host_port, 0);
+        assert_false(c.more_ports || c.more_networks);
+}
+
+static void test_inspect_many_ports(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        struct engine_container c;
+        json_t *ports = json_object();
+
+        for (int p = 8000; p < 8040; p++) {
+                char key[16];
+                snprintf(key, sizeof(key), "%d/tcp", p);
+                json_object_set_new(ports, key, json_null());
+        }
+        json_t *root = json_loads(inspect_web, 0, NULL);
+        json_object_set_new(json_object_get(root, "NetworkSettings"), "Ports", ports);
+        _cleanup_free_ char *body = json_dumps(root, 0);
+        json_decref(root);
+        fake_reply(f, 200, body);
+        assert_int_equal(engine_container_inspect(e, "web", &c, NULL), 0);
+        assert_int_equal(c.n_ports, ENGINE_PORTS_MAX);
+        assert_true(c.more_ports);
+        assert_int_equal(c.ports[31].container_port, 8031);
+}
+
+struct bad_reply {
+        const char *obj, *key;
+        json_t *value; /* NULL: delete obj.key */
+        const char *msg;
+};
+
+static void test_inspect_malformed_fields(void **state) {
+        char long_name[320];
+        memset(long_name, 'a', sizeof(long_name) - 1);
+        long_name[0] = '/';
+        long_name[sizeof(long_name) - 1] = '\0';
+        struct bad_reply cases[] = {
+                { "State", "Pid", json_string("13470"), "State.Pid: expected integer, got string" },
+                { "State", "Pid", json_integer(-5), "State.Pid: -5 is out of range" },
+                { "State", "Pid", json_integer(1LL << 40), "State.Pid: 1099511627776 is out of range" },
+                { "State", "Pid", json_real(1.0), "State.Pid: expected integer, got real" },
+                { "State", "Running", json_string("yes"), "State.Running: expected boolean, got string" },
+                { "State", "Paused", NULL, "State.Paused: missing or null" },
+                { "State", "StartedAt", json_integer(0), "State.StartedAt: expected string, got integer" },
+                { NULL, "State", NULL, "State: missing or null" },
+                { NULL, "State", json_null(), "State: missing or null" },
+                { NULL, "State", json_string("running"), "State: expected object, got string" },
+                { NULL, "Id", json_integer(42), "Id: expected string, got integer" },
+                { NULL, "Id", json_string("../../images/json?"),
+                  "Id: '../../images/json?' is not a container id" },
+                { NULL, "Id", json_string(""), "Id: '' is not a container id" },
+                { NULL, "Name", json_string(long_name),
+                  "Name: 319 bytes, more than the 256 this field holds" },
+                { NULL, "Name", json_string("/we b"), "Name: 'we b' is not a container name" },
+                { NULL, "Config", json_array(), "Config: expected object, got array" },
+                { "Config", "Image", NULL, "Config.Image: missing or null" },
+                { "Config", "Labels", json_pack("{s:i}", "com.docker.compose.project", 7),
+                  "Config.Labels.com.docker.compose.project: expected string, got integer" },
+                { "HostConfig", "NanoCpus", json_string("0.5"),
+                  "HostConfig.NanoCpus: expected integer, got string" },
+                { "HostConfig", "RestartPolicy", json_string("always"),
+                  "HostConfig.RestartPolicy: expected object, got string" },
+                { NULL, "NetworkSettings", NULL, "NetworkSettings: missing or null" },
+                { "NetworkSettings", "Ports", json_pack("{s:n}", "http"),
+                  "NetworkSettings.Ports.http: expected PORT/PROTOCOL" },
+                { "NetworkSettings", "Ports", json_pack("{s:n}", "70000/tcp"),
+                  "NetworkSettings.Ports.70000/tcp: not a port number" },
+                { "NetworkSettings", "Ports", json_pack("{s:s}", "80/tcp", "8080"),
+                  "NetworkSettings.Ports.80/tcp: expected array or null, got string" },
+                { "NetworkSettings", "Ports", json_pack("{s:[{s:s}]}", "80/tcp", "HostPort", "99999"),
+                  "NetworkSettings.Ports.80/tcp[0].HostPort: '99999' is not a port number" },
+                { "NetworkSettings", "Networks", json_pack("{s:i}", "bridge", 1),
+                  "NetworkSettings.Networks.bridge: expected object, got integer" },
+                { "NetworkSettings", "Networks", json_pack("{s:{s:b}}", "bridge", "IPAddress", 1),
+                  "NetworkSettings.Networks.bridge.IPAddress: expected string, got boolean" },
+                { "NetworkSettings", "Networks", json_pack("{s:{s:i}}", "br\nidge", "IPAddress", 1),
+                  "NetworkSettings.Networks.br idge.IPAddress: expected string, got integer" },
+        };
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct engine_container c = { .pid = -1 };
+                struct mh_error err = { 0 };
+                char msg[512];
+                _cleanup_free_ char *body = mutated(inspect_web, cases[i].obj, cases[i].key, cases[i].value);
+
+                fake_reset(f);
+                fake_reply(f, 200, body);
+                int r = engine_container_inspect(e, "web", &c, &err);
+                snprintf(
+                        msg, sizeof(msg), "malformed engine reply to /v1.41/containers/web/json: %s",
+                        cases[i].msg);
+                expect_error(&err, r, -EPROTO, "engine_bad_reply", msg);
+                assert_string_equal(err.msg, msg);
+                assert_int_equal(c.pid, -1); /* untouched on failure */
+        }
+}
+
+static void test_inspect_bad_replies(void **state) {
+        static const struct {
+                int status; /* 0: raw */
+                const char *body;
+                int code;
+                const char *id, *msg;
+        } cases[] = {
+                { 200, "{\"Id\": \"" CID "\", \"State\": {\"Pid\": 1", -EPROTO, "engine_bad_reply",
+                  "malformed engine reply to /v1.41/containers/web/json: not JSON: " },
+                { 200, "", -EPROTO, "engine_bad_reply", "not JSON" },
+                { 200, "[]", -EPROTO, "engine_bad_reply",
+                  "/v1.41/containers/web/json: expected object, got array" },
+                { 200, "{\"Id\": 1, \"Id\": 2}", -EPROTO, "engine_bad_reply", "duplicate object key" },
+                { 500, "{\"message\": \"driver failed programming external connectivity\"}", -EIO,
+                  "engine_error",
+                  "GET /v1.41/containers/web/json: driver failed programming external connectivity (HTTP "
+                  "500)" },
+                { 500, "panic:\nline two\n\tgoroutine 1", -EIO, "engine_error",
+                  "GET /v1.41/containers/web/json: panic: line two goroutine 1 (HTTP 500)" },
+                { 404, "{\"message\": \"No such container: web\"}", -ENOENT, "engine_not_found",
+                  "GET /v1.41/containers/web/json: No such container: web (HTTP 404)" },
+                { 400, "{\"message\": \"bad parameter\"}", -EINVAL, "engine_error",
+                  "bad parameter (HTTP 400)" },
+                { 403, "", -EACCES, "engine_error",
+                  "GET /v1.41/containers/web/json: no message (HTTP 403)" },
+                { 401, "{\"error\": 1}", -EACCES, "engine_error", "json: {\"error\": 1} (HTTP 401)" },
+                { 302, "", -EPROTO, "engine_error", "(HTTP 302)" },
+                { 0, "GARBAGE\r\n\r\n", -EPROTO, "engine_bad_reply", "the Docker engine at " },
+                { 0, "HTTP/1.1 abc\r\n\r\n", -EPROTO, "engine_bad_reply", "the Docker engine at " },
+                { 0, "HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n{\"Id\": \"", -EPROTO,
+                  "engine_bad_reply", "the Docker engine at " },
+                { 0, "", -EPROTO, "engine_bad_reply", "the Docker engine at " },
+        };
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct engine_container c;
+                struct mh_error err = { 0 };
+
+                fake_reset(f);
+                if (cases[i].status)
+                        fake_reply(f, cases[i].status, cases[i].body);
+                else
+                        fake_raw(f, cases[i].body);
+                int r = engine_container_inspect(e, "web", &c, &err);
+                expect_error(&err, r, cases[i].code, cases[i].id, cases[i].msg);
+                assert_int_equal(err.exit, MH_EXIT_GENERAL_FAILURE);
+        }
+}
+
+static void test_inspect_huge_reply(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        size_t size = 2u << 20;
+        struct engine_container c;
+        struct mh_error err = { 0 };
+        _cleanup_free_ char *body = malloc(size + 1);
+
+        assert_non_null(body);
+        memset(body, ' ', size);
+        body[size] = '\0';
+        body[0] = '{';
+        body[size - 1] = '}';
+        fake_reply(f, 200, body);
+        int r = engine_container_inspect(e, "web", &c, &err);
+        expect_error(
+                &err, r, -EFBIG, "engine_bad_reply",
+                "the reply to GET /v1.41/containers/web/json exceeds 1048576 bytes (HTTP 200)");
+        /* The list reply may be bigger. */
+        body[0] = '[';
+        body[size - 1] = ']';
+        fake_reply(f, 200, body);
+        struct engine_container *list = NULL;
+        size_t n = 1;
+        assert_int_equal(engine_container_list(e, NULL, false, &list, &n, NULL), 0);
+        assert_int_equal(n, 0);
+        assert_null(list);
+}
+
+/* ---- list ---- */
+
+static void test_list(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        _cleanup_free_ struct engine_container *list = NULL;
+        size_t n = 0;
+
+        fake_reply(f, 200, list_shop);
+        assert_int_equal(engine_container_list(e, "shop", true, &list, &n, NULL), 0);
+        assert_string_equal(
+                fake_request(f, 1), "GET /v1.41/containers/json?all=1&filters="
+                                    "%7B%22label%22%3A%5B%22com.docker.compose.project%3Dshop%22%5D%7D");
+        assert_int_equal(n, 2);
+        assert_string_equal(list[0].id, CID);
+        assert_string_equal(list[0].name, "shop-web-1");
+        assert_string_equal(list[0].image, "mayhem-scratch:latest");
+        assert_string_equal(list[0].status, "paused");
+        assert_true(list[0].running && list[0].paused && !list[0].restarting);
+        assert_string_equal(list[0].compose_project, "shop");
+        assert_string_equal(list[0].compose_service, "web");
+        assert_int_equal(list[0].n_ports, 2);
+        assert_int_equal(list[0].ports[0].container_port, 80);
+        assert_int_equal(list[0].ports[0].host_port, 18080);
+        assert_string_equal(list[0].ports[0].host_ip, "0.0.0.0");
+        assert_int_equal(list[0].ports[1].container_port, 9090);
+        assert_string_equal(list[0].ports[1].protocol, "udp");
+        assert_int_equal(list[0].ports[1].host_port, 0);
+        assert_int_equal(list[0].n_networks, 1);
+        assert_string_equal(list[0].networks[0].ip, "172.17.0.2");
+        assert_int_equal(list[0].pid, 0);
+        assert_string_equal(list[1].name, "shop-db-1");
+        assert_string_equal(list[1].compose_service, "db");
+        assert_false(list[1].running || list[1].paused);
+        assert_int_equal(list[1].n_ports, 0);
+
+        free(TAKE_PTR(list));
+        fake_reply(f, 200, "[]");
+        assert_int_equal(engine_container_list(e, NULL, false, &list, &n, NULL), 0);
+        assert_string_equal(fake_request(f, 2), "GET /v1.41/containers/json?all=0");
+        assert_int_equal(n, 0);
+        assert_null(list);
+}
+
+static void test_list_malformed(void **state) {
+        static const struct {
+                const char *reply, *msg;
+        } cases[] = {
+                { "{}", "/v1.41/containers/json?all=0: expected array, got object" },
+                { "[1]", "[0]: expected object, got integer" },
+                { "[{\"Id\": \"ab\", \"Names\": [], \"Image\": \"x\", \"State\": \"running\"}]",
+                  "[0].Names: expected a non-empty array of container names" },
+                { "[{\"Id\": \"ab\", \"Names\": \"/x\", \"Image\": \"x\", \"State\": \"running\"}]",
+                  "[0].Names: expected array, got string" },
+                { "[{\"Id\": \"ab\", \"Names\": [\"/x\"], \"Image\": \"x\"}]",
+                  "[0].State: missing or null" },
+                { "[{\"Id\": \"ab\", \"Names\": [\"/x\"], \"Image\": \"x\", \"State\": \"running\", "
+                  "\"Ports\": [{\"PrivatePort\": \"80\", \"Type\": \"tcp\"}]}]",
+                  "[0].Ports[0].PrivatePort: expected integer, got string" },
+                { "[{\"Id\": \"ab\", \"Names\": [\"/x\"], \"Image\": \"x\", \"State\": \"running\", "
+                  "\"Ports\": [{\"PrivatePort\": 80, \"Type\": \"tcp\", \"PublicPort\": 65536}]}]",
+                  "[0].Ports[0].PublicPort: 65536 is out of range" },
+                { "[{\"Id\": \"ab\", \"Names\": [\"/x\"], \"Image\": \"x\", \"State\": \"running\", "
+                  "\"NetworkSettings\": {\"Networks\": []}}]",
+                  "[0].NetworkSettings.Networks: expected object, got array" },
+        };
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct engine_container *list = (struct engine_container *)&list;
+                struct mh_error err = { 0 };
+                size_t n = 99;
+
+                fake_reset(f);
+                fake_reply(f, 200, cases[i].reply);
+                int r = engine_container_list(e, NULL, false, &list, &n, &err);
+                expect_error(&err, r, -EPROTO, "engine_bad_reply", cases[i].msg);
+                assert_int_equal(n, 99);
+                assert_ptr_equal(list, (struct engine_container *)&list);
+        }
+}
+
+/* ---- lifecycle ---- */
+
+static void test_lifecycle(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        static const char *const want[] = {
+                "GET /version",
+                "POST /v1.41/containers/web/kill?signal=SIGKILL",
+                "POST /v1.41/containers/web/kill?signal=SIGTERM",
+                "POST /v1.41/containers/web/kill?signal=SIGHUP",
+                "POST /v1.41/containers/web/stop?t=5",
+                "POST /v1.41/containers/web/start",
+                "POST /v1.41/containers/web/restart?t=0",
+                "POST /v1.41/containers/web/pause",
+                "POST /v1.41/containers/web/unpause",
+        };
+
+        fake_reply(f, 204, "");
+        assert_int_equal(engine_container_kill(e, "web", NULL, NULL), 0);
+        assert_int_equal(engine_container_kill(e, "web", "TERM", NULL), 0);
+        assert_int_equal(engine_container_kill(e, "web", "SIGHUP", NULL), 0);
+        assert_int_equal(engine_container_stop(e, "web", 5, NULL), 0);
+        assert_int_equal(engine_container_start(e, "web", NULL), 0);
+        assert_int_equal(engine_container_restart(e, "web", 0, NULL), 0);
+        assert_int_equal(engine_container_pause(e, "web", NULL), 0);
+        assert_int_equal(engine_container_unpause(e, "web", NULL), 0);
+        assert_int_equal(fake_count(f), ELEMENTSOF(want));
+        for (size_t i = 0; i < ELEMENTSOF(want); i++)
+                assert_string_equal(fake_request(f, i), want[i]);
+        assert_non_null(strstr(f->last_head, "Host: localhost"));
+}
+
+static void test_lifecycle_already(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        struct mh_error err = { 0 };
+
+        fake_raw(f, "HTTP/1.1 304 Not Modified\r\n\r\n");
+        assert_int_equal(engine_container_start(e, "web", &err), 0);
+        assert_int_equal(engine_container_stop(e, "web", 1, &err), 0);
+        fake_reply(f, 409, "{\"message\":\"Container " CID " is not paused\"}");
+        int r = engine_container_unpause(e, "web", &err);
+        expect_error(
+                &err, r, -EALREADY, "engine_not_paused",
+                "POST /v1.41/containers/web/unpause: Container " CID " is not paused (HTTP 409)");
+        fake_reply(f, 409, "{\"message\":\"Container " CID " is already paused\"}");
+        r = engine_container_pause(e, "web", &err);
+        expect_error(&err, r, -EBUSY, "engine_error", "is already paused (HTTP 409)");
+        /* "already" only for start and stop. */
+        fake_raw(f, "HTTP/1.1 304 Not Modified\r\n\r\n");
+        r = engine_container_restart(e, "web", 1, &err);
+        expect_error(&err, r, -EPROTO, "engine_error", "(HTTP 304)");
+        fake_reply(f, 409, "{\"message\":\"Container web is not running\"}");
+        r = engine_container_kill(e, "web", NULL, &err);
+        expect_error(&err, r, -EBUSY, "engine_error", "Container web is not running (HTTP 409)");
+}
+
+/* dockerd 20.10 says "not paused" with a 500: the container's state decides. */
+static void test_unpause_500(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        _cleanup_free_ char *paused = mutated(inspect_web, "State", "Paused", json_true());
+        struct mh_error err = { 0 };
+
+        fake_reset(f);
+        fake_reply(f, 500, "{\"message\":\"Container " CID " is not paused\"}");
+        fake_reply(f, 200, inspect_web);
+        int r = engine_container_unpause(e, "web", &err);
+        expect_error(&err, r, -EALREADY, "engine_not_paused", "is not paused (HTTP 500)");
+        assert_string_equal(fake_request(f, 2), "GET /v1.41/containers/web/json");
+
+        fake_reset(f);
+        fake_reply(f, 500, "{\"message\":\"cgroup freezer: device busy\"}");
+        fake_reply(f, 200, paused);
+        r = engine_container_unpause(e, "web", &err);
+        expect_error(&err, r, -EIO, "engine_error", "cgroup freezer: device busy (HTTP 500)");
+
+        fake_reset(f);
+        fake_reply(f, 404, "{\"message\":\"No such container: web\"}");
+        r = engine_container_unpause(e, "web", &err);
+        expect_error(&err, r, -ENOENT, "engine_not_found", "No such container: web (HTTP 404)");
+        assert_int_equal(fake_count(f), 6);
+}
+
+static void test_rejected_before_sending(void **state) {
+        static const char *const bad_names[] = {
+                "",    "-web",    ".web",   "_web",  "../etc", "a/b",
+                "a b", "web?x=1", "web%2f", "web\n", "wéb",    "web#",
+        };
+        static const char *const bad_signals[] = { "",    "9",        "kill", "SIGFOO", "SIGKILL; rm",
+                                                   "SIG", "SIGKILL ", "RTMIN" };
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        char long_name[300];
+        struct engine_container c;
+        struct engine_container *list = NULL;
+        size_t n;
+        struct mh_error err = { 0 };
+
+        for (size_t i = 0; i < ELEMENTSOF(bad_names); i++) {
+                const char *s = bad_names[i];
+                assert_int_equal(engine_container_inspect(e, s, &c, &err), -EINVAL);
+                assert_string_equal(err.id, "engine_invalid_name");
+                assert_null(strchr(err.msg, '\n'));
+                assert_int_equal(engine_container_kill(e, s, "SIGTERM", NULL), -EINVAL);
+                assert_int_equal(engine_container_stop(e, s, 1, NULL), -EINVAL);
+                assert_int_equal(engine_container_start(e, s, NULL), -EINVAL);
+                assert_int_equal(engine_container_restart(e, s, 1, NULL), -EINVAL);
+                assert_int_equal(engine_container_pause(e, s, NULL), -EINVAL);
+                assert_int_equal(engine_container_unpause(e, s, NULL), -EINVAL);
+                assert_int_equal(engine_container_list(e, s, true, &list, &n, NULL), -EINVAL);
+        }
+        assert_int_equal(engine_container_inspect(e, NULL, &c, NULL), -EINVAL);
+        memset(long_name, 'a', sizeof(long_name) - 1);
+        long_name[sizeof(long_name) - 1] = '\0';
+        assert_int_equal(engine_container_inspect(e, long_name, &c, NULL), -EINVAL);
+        long_name[128] = '\0';
+        assert_int_equal(engine_container_list(e, long_name, true, &list, &n, NULL), -EINVAL);
+        for (size_t i = 0; i < ELEMENTSOF(bad_signals); i++) {
+                assert_int_equal(engine_container_kill(e, "web", bad_signals[i], &err), -EINVAL);
+                assert_string_equal(err.id, "engine_invalid_signal");
+        }
+        assert_int_equal(engine_container_stop(e, "web", -1, &err), -EINVAL);
+        assert_int_equal(engine_container_restart(e, "web", 3601, &err), -EINVAL);
+        assert_string_equal(err.msg, "restart timeout 3601 s is outside 0..3600");
+        assert_null(list);
+        /* Only engine_open's GET /version reached the engine. */
+        assert_int_equal(fake_count(f), 1);
+}
+
+/* ---- several threads through one engine ---- */
+
+#define THREADS    4
+#define CALLS_EACH 25
+
+struct worker {
+        struct engine *e;
+        int failures;
+};
+
+static void *inspect_worker(void *arg) {
+        struct worker *w = arg;
+        for (int i = 0; i < CALLS_EACH; i++) {
+                struct engine_container c;
+                if (engine_container_inspect(w->e, "web", &c, NULL) < 0 || c.pid != 13470)
+                        w->failures++;
+        }
+        return NULL;
+}
+
+static void test_threads(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        struct worker w[THREADS];
+        pthread_t t[THREADS];
+
+        fake_reply(f, 200, inspect_web);
+        for (size_t i = 0; i < THREADS; i++) {
+                w[i] = (struct worker){ .e = e };
+                assert_int_equal(pthread_create(&t[i], NULL, inspect_worker, &w[i]), 0);
+        }
+        for (size_t i = 0; i < THREADS; i++) {
+                pthread_join(t[i], NULL);
+                assert_int_equal(w[i].failures, 0);
+        }
+        assert_int_equal(fake_count(f), 1 + THREADS * CALLS_EACH);
+}
+
+/* ---- the HTTP seam on its own ---- */
+
+static void test_http_post(void **state) {
+        struct fake *f = *state;
+        struct http_response resp;
+        struct http_request req = {
+                .method = "POST",
+                .url = "http://localhost/v1.41/containers/create?name=x",
+                .unix_socket = f->path,
+                .body = "{\"Image\":\"busybox\"}",
+        };
+
+        fake_reply(f, 201, "{\"Id\":\"abc\",\"Warnings\":[]}");
+        assert_int_equal(http_request_run(&req, &resp, NULL), 0);
+        assert_int_equal(resp.status, 201);
+        assert_string_equal(resp.body, "{\"Id\":\"abc\",\"Warnings\":[]}");
+        assert_int_equal(resp.body_len, strlen(resp.body));
+        assert_false(resp.truncated);
+        assert_true(resp.total_ms >= 0);
+        assert_string_equal(fake_request(f, 0), "POST /v1.41/containers/create?name=x");
+        assert_string_equal(f->last_body, "{\"Image\":\"busybox\"}");
+        assert_non_null(strstr(f->last_head, "Content-Type: application/json"));
+        http_response_done(&resp);
+        assert_null(resp.body);
+
+        req = (struct http_request){ .method = "DELETE",
+                                     .url = "http://localhost/v1.41/containers/x",
+                                     .unix_socket = f->path };
+        fake_reply(f, 204, "");
+        assert_int_equal(http_request_run(&req, &resp, NULL), 0);
+        assert_int_equal(resp.status, 204);
+        assert_string_equal(resp.body, "");
+        assert_string_equal(fake_request(f, 1), "DELETE /v1.41/containers/x");
+        http_response_done(&resp);
+}
+
+/* Engine traffic never goes to a proxy from the environment (curl 7.88 skips
+ * proxies for unix sockets by itself; the client also says so explicitly). */
+static void test_http_ignores_proxy_env(void **state) {
+        static const char *const vars[] = { "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY" };
+        struct fake *f = *state;
+        struct engine *e = NULL;
+
+        for (size_t i = 0; i < ELEMENTSOF(vars); i++)
+                assert_int_equal(setenv(vars[i], "http://127.0.0.1:1", 1), 0);
+        fake_reply(f, 200, VERSION_141);
+        int r = engine_open(ENGINE_DOCKER, f->path, &e, NULL);
+        for (size_t i = 0; i < ELEMENTSOF(vars); i++)
+                assert_int_equal(unsetenv(vars[i]), 0);
+        assert_int_equal(r, 0);
+        assert_int_equal(fake_count(f), 1);
+        engine_free(e);
+}
+
+static void test_http_truncated(void **state) {
+        struct fake *f = *state;
+        struct http_response resp;
+        struct http_request req = {
+                .method = "GET", .url = "http://localhost/big", .unix_socket = f->path, .max_body = 10
+        };
+
+        fake_reply(f, 200, "0123456789abcdefghijklmnopqrstuvwxyz");
+        assert_int_equal(http_request_run(&req, &resp, NULL), 0);
+        assert_int_equal(resp.status, 200);
+        assert_true(resp.truncated);
+        assert_int_equal(resp.body_len, 10);
+        assert_string_equal(resp.body, "0123456789");
+        http_response_done(&resp);
+
+        /* Exactly at the cap is not truncated. */
+        req.max_body = 36;
+        assert_int_equal(http_request_run(&req, &resp, NULL), 0);
+        assert_false(resp.truncated);
+        assert_int_equal(resp.body_len, 36);
+        http_response_done(&resp);
+}
+
+static void test_http_timeout(void **state) {
+        struct fake *f = *state;
+        struct http_response resp = { .status = 7 };
+        struct mh_error err = { 0 };
+        struct http_request req = {
+                .method = "GET", .url = "http://localhost/slow", .unix_socket = f->path, .timeout_ms = 200
+        };
+
+        fake_add(f, (struct fake_reply){ .hang = true });
+        int r = http_request_run(&req, &resp, &err);
+        assert_int_equal(r, -ETIMEDOUT);
+        assert_string_equal(err.id, "http_transport");
+        assert_int_equal(resp.status, 7);
+}
+
+static void test_http_rejects(void **state) {
+        static const struct http_request bad[] = {
+                { .method = "get", .url = "http://localhost/" },
+                { .method = "GET\r\nX: y", .url = "http://localhost/" },
+                { .method = "", .url = "http://localhost/" },
+                { .method = "GET", .url = "file:///etc/passwd" },
+                { .method = "GET", .url = "ftp://example.com/" },
+                { .method = "GET", .url = "gopher://example.com/" },
+        };
+        struct http_response resp;
+        struct mh_error err = { 0 };
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                assert_int_equal(http_request_run(&bad[i], &resp, &err), -EINVAL);
+                assert_null(strchr(err.msg, '\n'));
+        }
+}
+
+static void test_http_url_escape(void **state) {
+        struct strbuf b = STRBUF_INIT(64);
+
+        assert_int_equal(http_url_escape(&b, "a-Z_0.~ {\"x\":[1]}=/\xc3\xa9"), 0);
+        assert_string_equal(b.data, "a-Z_0.~%20%7B%22x%22%3A%5B1%5D%7D%3D%2F%C3%A9");
+        assert_int_equal(http_url_escape(&b, "\x01\x02\x03\x04\x05\x06\x07"), -E2BIG);
+        strbuf_done(&b);
+}
+
+#define T(f) cmocka_unit_test_setup_teardown(f, fake_setup, fake_teardown)
+
+int main(void) {
+        const struct CMUnitTest tests[] = {
+                T(test_version_141),
+                T(test_version_capped),
+                T(test_version_without_min),
+                T(test_version_refused),
+                T(test_version_not_an_engine),
+                T(test_unreachable_missing),
+                T(test_unreachable_not_listening),
+                T(test_engine_goes_away),
+                T(test_docker_host),
+                T(test_default_socket),
+                T(test_inspect),
+                T(test_inspect_many_ports),
+                T(test_inspect_malformed_fields),
+                T(test_inspect_bad_replies),
+                T(test_inspect_huge_reply),
+                T(test_list),
+                T(test_list_malformed),
+                T(test_lifecycle),
+                T(test_lifecycle_already),
+                T(test_unpause_500),
+                T(test_rejected_before_sending),
+                T(test_threads),
+                T(test_http_post),
+                T(test_http_ignores_proxy_env),
+                T(test_http_truncated),
+                T(test_http_timeout),
+                T(test_http_rejects),
+                T(test_http_url_escape),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
