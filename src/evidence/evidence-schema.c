@@ -1,0 +1,133 @@
+/* The schema, as an ordered list of migrations. A migration that has shipped
+ * is never edited: a change is a new entry at the end. A migration is a
+ * NULL-terminated list of statements, all run in one transaction together
+ * with its schema_migrations row (src/evidence/evidence.c).
+ *
+ * Columns follow the reference's migrations (shared reference §6), restricted
+ * to what this version writes, plus fault_leases.created_at,
+ * fault_invocations.at and runs.plan_fingerprint / engine /
+ * controller_start_time. Timestamps are RFC 3339 UTC with milliseconds, so
+ * they sort as text. */
+
+#include "evidence.h"
+
+#include "evidence-internal.h"
+
+static const char *const migration_1[] = {
+        "CREATE TABLE runs (\n"
+        "        id TEXT PRIMARY KEY NOT NULL,\n"
+        "        experiment_name TEXT NOT NULL,\n"
+        "        kind TEXT NOT NULL CHECK (kind IN ('deterministic', 'random', 'drill')),\n"
+        "        spec_json TEXT,\n"
+        "        plan_json TEXT,\n"
+        "        plan_fingerprint TEXT,\n"
+        "        seed INTEGER,\n"
+        "        status TEXT NOT NULL CHECK (status IN ('created', 'planning', 'validated', 'running',\n"
+        "                'recovering', 'completed', 'failed', 'aborted')),\n"
+        "        started_at TEXT,\n"
+        "        ended_at TEXT,\n"
+        "        summary_md TEXT,\n"
+        "        verdict TEXT CHECK (verdict IS NULL OR verdict IN ('pass', 'fail', 'undecided')),\n"
+        "        criteria_json TEXT,\n"
+        "        engine TEXT,\n"
+        "        controller_pid INTEGER,\n"
+        "        controller_start_time INTEGER\n"
+        ")",
+        "CREATE INDEX runs_status ON runs(status)",
+        "CREATE INDEX runs_started_at ON runs(started_at DESC)",
+        "CREATE TABLE step_runs (\n"
+        "        id TEXT PRIMARY KEY NOT NULL,\n"
+        "        run_id TEXT NOT NULL REFERENCES runs(id),\n"
+        "        seq INTEGER NOT NULL,\n"
+        "        parent_step_id TEXT,\n"
+        "        action_type TEXT NOT NULL,\n"
+        "        action_json TEXT,\n"
+        "        status TEXT NOT NULL CHECK (status IN ('pending', 'running', 'completed', 'failed', "
+        "'skipped',\n"
+        "                'cancelled', 'bypassed', 'target_drift', 'failed_to_apply', "
+        "'resource_conflict')),\n"
+        "        started_at TEXT,\n"
+        "        ended_at TEXT,\n"
+        "        error TEXT\n"
+        ")",
+        "CREATE INDEX step_runs_run_id ON step_runs(run_id)",
+        "CREATE TABLE fault_leases (\n"
+        "        id TEXT PRIMARY KEY NOT NULL,\n"
+        "        state TEXT NOT NULL CHECK (state IN ('pending', 'active', 'releasing', 'released', "
+        "'expired',\n"
+        "                'orphaned', 'dirty')),\n"
+        "        owner_agent TEXT NOT NULL,\n"
+        "        undo_json TEXT NOT NULL,\n"
+        "        verify_json TEXT NOT NULL,\n"
+        "        ttl_seconds INTEGER NOT NULL CHECK (ttl_seconds > 0),\n"
+        "        expires_at TEXT NOT NULL,\n"
+        "        injected_at TEXT,\n"
+        "        released_at TEXT,\n"
+        "        release_mechanism TEXT CHECK (release_mechanism IS NULL OR release_mechanism IN "
+        "('normal',\n"
+        "                'watchdog', 'janitor', 'manual', 'kept_faulted')),\n"
+        "        escalation_notes TEXT,\n"
+        "        run_id TEXT NOT NULL REFERENCES runs(id),\n"
+        "        fault_id TEXT NOT NULL,\n"
+        "        targets_json TEXT NOT NULL,\n"
+        "        created_at TEXT NOT NULL,\n"
+        "        created_epoch_s INTEGER NOT NULL,\n"
+        "        runtime_identity TEXT,\n"
+        "        CHECK (state <> 'dirty' OR escalation_notes IS NOT NULL),\n"
+        "        CHECK (state <> 'active' OR runtime_identity IS NOT NULL)\n"
+        ")",
+        "CREATE INDEX fault_leases_state ON fault_leases(state)",
+        "CREATE INDEX fault_leases_run_id ON fault_leases(run_id)",
+        "CREATE TABLE fault_invocations (\n"
+        "        id TEXT PRIMARY KEY NOT NULL,\n"
+        "        run_id TEXT NOT NULL REFERENCES runs(id),\n"
+        "        step_run_id TEXT REFERENCES step_runs(id),\n"
+        "        fault_id TEXT NOT NULL,\n"
+        "        targets_json TEXT,\n"
+        "        params_json TEXT,\n"
+        "        backend TEXT,\n"
+        "        lease_id TEXT UNIQUE REFERENCES fault_leases(id),\n"
+        "        at TEXT NOT NULL\n"
+        ")",
+        "CREATE INDEX fault_invocations_run_id ON fault_invocations(run_id)",
+        "CREATE TABLE recovery_records (\n"
+        "        id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+        "        lease_id TEXT NOT NULL REFERENCES fault_leases(id),\n"
+        "        attempt INTEGER NOT NULL CHECK (attempt >= 1),\n"
+        "        mechanism TEXT NOT NULL,\n"
+        "        undo_results_json TEXT,\n"
+        "        verified INTEGER NOT NULL CHECK (verified IN (0, 1)),\n"
+        "        at TEXT NOT NULL\n"
+        ")",
+        "CREATE INDEX recovery_records_lease_id ON recovery_records(lease_id)",
+        "CREATE TABLE events (\n"
+        "        id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+        "        run_id TEXT REFERENCES runs(id),\n"
+        "        ts TEXT NOT NULL,\n"
+        "        kind TEXT NOT NULL CHECK (kind IN ('run.started', 'run.completed', 'run.failed',\n"
+        "                'run.abort_requested', 'run.aborted', 'step.started', 'step.finished', "
+        "'step.skipped',\n"
+        "                'fault.injected', 'fault.observed', 'fault.recovered', 'fault.failed', "
+        "'tool.executed',\n"
+        "                'check.evaluated', 'criteria.evaluated', 'observability.collected',\n"
+        "                'observability.source_failed', 'lease.state_changed', 'agent.state_changed',\n"
+        "                'drift.reported', 'safety.refused', 'maniac.decision')),\n"
+        "        payload_json TEXT\n"
+        ")",
+        "CREATE INDEX events_run_id ON events(run_id)",
+        "CREATE TABLE observations (\n"
+        "        id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+        "        kind TEXT NOT NULL,\n"
+        "        run_id TEXT NOT NULL REFERENCES runs(id),\n"
+        "        source TEXT NOT NULL,\n"
+        "        data_json TEXT,\n"
+        "        timestamp TEXT NOT NULL\n"
+        ")",
+        "CREATE INDEX observations_run_id_source ON observations(run_id, source)",
+        NULL,
+};
+
+const char *const *const evidence_migrations[] = {
+        migration_1,
+};
+const size_t evidence_n_migrations = ELEMENTSOF(evidence_migrations);

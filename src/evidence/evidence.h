@@ -1,0 +1,129 @@
+#pragma once
+
+/* The evidence store: one SQLite file (WAL, synchronous=FULL) holding runs,
+ * their steps, events, observations, fault invocations, recovery records and
+ * the write-ahead lease journal (lease.h). It is the only place sqlite3_*
+ * appears; callers see plain strings, -errno and struct mh_error, and JSON
+ * (jansson) for the CLI's `inspect` commands.
+ *
+ * A struct evidence is one connection. Every call takes the handle's lock for
+ * its whole duration, so one handle may be shared by several threads; several
+ * processes (controller, janitor, `mayhem inspect`) may open the same file,
+ * and waits for another writer are bounded by a 5 s busy timeout.
+ *
+ * Every write is one transaction, committed and fsync'd before the call
+ * returns. Errors name the operation ("evidence_run_begin: database is
+ * locked"). JSON arguments must be valid JSON text; a NULL optional argument
+ * is stored as NULL. See docs/internals/lease-journal.md. */
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "basic/error.h"
+#include "basic/macro.h"
+
+#define EVIDENCE_ID_MAX         24 /* "s-" / "i-" / "l-" + 16 hex + NUL */
+#define EVIDENCE_TIMESTAMP_MAX  40 /* "2026-11-29T08:00:00.123Z" + NUL, with room */
+#define EVIDENCE_SCHEMA_VERSION 1
+
+struct evidence;
+
+/* Opens (creating when missing) and migrates the database at path. A file
+ * that is not SQLite, an SQLite database of another program, or a schema
+ * newer than this build knows is refused with exit class CONFIG (3). */
+int evidence_open(const char *path, struct evidence **ret, struct mh_error *reterr);
+struct evidence *evidence_close(struct evidence *ev);
+DEFINE_FREEP(struct evidence, evidence_close)
+
+/* The schema version of an open database (the highest applied migration). */
+int evidence_schema_version(struct evidence *ev, int *ret, struct mh_error *reterr);
+
+/* ---- runs ---- */
+
+struct evidence_run {
+        const char *id;   /* the plan's run id */
+        const char *name; /* experiment (drill) name */
+        const char *kind; /* "drill", "deterministic" or "random" */
+        const char *spec_json, *plan_json, *plan_fingerprint, *engine;
+        int controller_pid; /* 0: unknown; `inspect runs` then shows the run stale until it ends */
+        /* /proc starttime of the controller (field 22, clock ticks since boot),
+         * so a recycled pid is not taken for a live controller; 0: unknown. */
+        unsigned long long controller_start_time;
+};
+
+/* Records a run as "running", started now. -EEXIST when the id is taken. */
+int evidence_run_begin(struct evidence *ev, const struct evidence_run *run, struct mh_error *reterr);
+
+/* Moves a run that has not ended to another non-terminal status
+ * ("planning", "validated", "running", "recovering"). */
+int evidence_run_set_status(
+        struct evidence *ev, const char *run_id, const char *status, struct mh_error *reterr);
+
+/* Ends a run: status is "completed", "failed" or "aborted"; verdict "pass",
+ * "fail", "undecided" or NULL. A run may only end "completed" when every lease
+ * of it is released or expired: otherwise -EBUSY (exit class 7) naming the open
+ * leases. failed/aborted are recorded with leases still open; they stay listed
+ * for the janitor and `mayhem recover`. -EALREADY when the run has ended. */
+int evidence_run_finish(
+        struct evidence *ev, const char *run_id, const char *status, const char *verdict,
+        const char *criteria_json, const char *summary_md, struct mh_error *reterr);
+
+/* A step starts "running"; ret_step_id receives its "s-" id. */
+int evidence_step_begin(
+        struct evidence *ev, const char *run_id, int seq, const char *action_type, const char *action_json,
+        char ret_step_id[EVIDENCE_ID_MAX], struct mh_error *reterr);
+/* Ends a running step with a final status (completed, failed, skipped,
+ * cancelled, bypassed, target_drift, failed_to_apply, resource_conflict).
+ * -ESTALE when the step is not running. */
+int evidence_step_finish(
+        struct evidence *ev, const char *step_id, const char *status, const char *error,
+        struct mh_error *reterr);
+
+/* kind is one of the reference's event kinds ("run.started", "fault.injected",
+ * "lease.state_changed", ...); run_id may be NULL for events of no run. */
+int evidence_event(
+        struct evidence *ev, const char *run_id, const char *kind, const char *payload_json,
+        struct mh_error *reterr);
+int evidence_observation(
+        struct evidence *ev, const char *run_id, const char *kind, const char *source, const char *data_json,
+        struct mh_error *reterr);
+/* step_id and lease_id may be NULL; a lease has at most one invocation. */
+int evidence_invocation(
+        struct evidence *ev, const char *run_id, const char *step_id, const char *fault_id,
+        const char *targets_json, const char *params_json, const char *backend, const char *lease_id,
+        struct mh_error *reterr);
+/* One undo attempt (1-based) on a lease, by mechanism normal, watchdog,
+ * janitor, manual (or kept_faulted: no undo, verified false), and whether its
+ * verify probes passed. */
+int evidence_recovery_record(
+        struct evidence *ev, const char *lease_id, int attempt, const char *mechanism,
+        const char *undo_results_json, bool verified, struct mh_error *reterr);
+
+/* ---- queries (JSON for `mayhem inspect`; the caller json_decref()s) ----
+ *
+ * Keys are the column names; a JSON column (foo_json, runtime_identity) is
+ * parsed and its key loses the _json suffix; NULL is null. Timestamps sort as
+ * text. */
+
+/* An array of runs, newest first; all of them (up to limit, 0 = no limit) or
+ * the one named (-ENOENT: "no run 'X' in DB"). Each: id, experiment_name,
+ * kind, status, recorded_status, verdict, started_at, ended_at, engine,
+ * plan_fingerprint, controller_pid, controller_start_time, open_leases. A run
+ * that has not ended whose controller is gone (no pid recorded, no such pid,
+ * a zombie, or a different start time: a recycled pid) has "status": "stale";
+ * "recorded_status" always holds what the database says. */
+int evidence_runs_json(
+        struct evidence *ev, const char *run_id, size_t limit, json_t **ret, struct mh_error *reterr);
+
+/* One snapshot of a run: {"run": {... as above, plus spec, plan, criteria,
+ * summary_md}, "steps": [], "leases": [], "invocations": [],
+ * "recovery_records": [], "events": [], "observations": [], "timeline": []}.
+ * Each list is in time order; "timeline" merges them as references
+ * {at, type (step lease invocation recovery event observation), id, kind
+ * (events only)} in time order. -ENOENT: "no run 'X' in DB". */
+int evidence_history_json(struct evidence *ev, const char *run_id, json_t **ret, struct mh_error *reterr);
+
+/* The run's observations, oldest first: {id, kind, source, data, timestamp}. */
+int evidence_observations_json(
+        struct evidence *ev, const char *run_id, json_t **ret, struct mh_error *reterr);
