@@ -147,7 +147,7 @@ static int dispatch(
         }
 }
 
-static int cli_run(struct cli_ctx *ctx, int argc, char **argv, struct mh_error *reterr) {
+static int cli_main_run(struct cli_ctx *ctx, int argc, char **argv, struct mh_error *reterr) {
         char path[256] = "mayhem";
         struct cli_args root_args;
         int split = split_root(argc, argv), r;
@@ -177,7 +177,7 @@ int cli_main(int argc, char **argv) {
         };
         struct mh_error e = { 0 };
         ctx.color = isatty(fileno(ctx.err)) && !getenv("NO_COLOR");
-        int r = cli_run(&ctx, argc, argv, &e);
+        int r = cli_main_run(&ctx, argc, argv, &e);
         if (fflush(ctx.out) != 0 && r >= 0)
                 r = mh_error_set(&e, -EIO, MH_EXIT_GENERAL_FAILURE, "io", "cannot write to standard output");
         if (r >= 0)

@@ -62,8 +62,7 @@ static int run_runs(struct cli_ctx *ctx, const struct cli_args *args, struct mh_
         return 0;
 }
 
-static void print_lease_ops(FILE *out, const char *label, const char *json_text, const char *name_key) {
-        json_t *ops = json_loads(json_text ? json_text : "[]", 0, NULL);
+static void print_lease_ops(FILE *out, const char *label, const json_t *ops, const char *name_key) {
         size_t i;
         json_t *op;
         json_array_foreach(ops, i, op) {
@@ -72,14 +71,13 @@ static void print_lease_ops(FILE *out, const char *label, const char *json_text,
                         str(op, name_key), str(args, "container_name"), str(args, "container_id"),
                         json_integer_value(json_object_get(args, "pid")));
         }
-        json_decref(ops);
 }
 
 static void print_lease(FILE *out, const json_t *l) {
         fprintf(out, "%s  %-9s %-18s run %s  expires %s\n", str(l, "id"), str(l, "state"),
                 str(l, "fault_id"), str(l, "run_id"), str(l, "expires_at"));
-        print_lease_ops(out, "undo:  ", json_string_value(json_object_get(l, "undo_json")), "op");
-        print_lease_ops(out, "verify:", json_string_value(json_object_get(l, "verify_json")), "probe");
+        print_lease_ops(out, "undo:  ", json_object_get(l, "undo"), "op");
+        print_lease_ops(out, "verify:", json_object_get(l, "verify"), "probe");
         if (json_string_value(json_object_get(l, "escalation_notes")))
                 fprintf(out, "    notes: %s\n", str(l, "escalation_notes"));
 }
@@ -114,8 +112,11 @@ static void print_history(FILE *out, const json_t *h) {
                         json_integer_value(json_object_get(x, "seq")), str(x, "action_type"),
                         str(x, "status"), str(x, "error"));
         json_array_foreach(json_object_get(h, "leases"), i, x) print_lease(out, x);
-        json_array_foreach(json_object_get(h, "events"), i, x)
-                fprintf(out, "  %s %-22s %s\n", str(x, "ts"), str(x, "kind"), str(x, "payload_json"));
+        json_array_foreach(json_object_get(h, "events"), i, x) {
+                char *payload = json_dumps(json_object_get(x, "payload"), JSON_COMPACT | JSON_SORT_KEYS);
+                fprintf(out, "  %s %-22s %s\n", str(x, "ts"), str(x, "kind"), payload ? payload : "");
+                free(payload);
+        }
         fprintf(out, "%zu observation(s); --json shows them all\n",
                 json_array_size(json_object_get(h, "observations")));
 }

@@ -25,7 +25,7 @@ static char look_process(const struct target_identity *t) {
 }
 
 static void describe(char *detail, size_t size, const struct engine_container *c) {
-        snprintf(detail, size, "container %s is %s%s", c->name, c->status, c->paused ? " (paused)" : "");
+        snprintf(detail, size, "container %s is %s", c->name, c->paused ? "paused" : c->status);
 }
 
 int verify_probe_run(
@@ -69,8 +69,12 @@ static int container_effect(
                 *ret = c.paused;
         else if (ck == EFFECT_CONTAINER_EXITED)
                 *ret = !c.running && !c.restarting;
-        else
+        else {
                 *ret = c.running && strcmp(c.started_at, fx->started_at_before) != 0;
+                snprintf(
+                        detail, size, "container %s %s (started %s, before %s)", c.name,
+                        *ret ? "restarted" : "did not restart", c.started_at, fx->started_at_before);
+        }
         return 0;
 }
 

@@ -88,7 +88,7 @@ static bool run_undo(struct lease_ctx *c, char *notes, size_t size) {
                         r = comp_op_run(c->f->comp->undo[i], c->r->opt->engine, &c->fx.target, &e);
                 if (r < 0) {
                         snprintf(
-                                notes, size, "%s failed: %s", comp_op_to_string(c->f->comp->undo[i]), e.msg);
+                                notes, size, "%s failed: %.400s", comp_op_to_string(c->f->comp->undo[i]), e.msg);
                         return false;
                 }
         }
@@ -111,7 +111,7 @@ static bool run_verify(struct lease_ctx *c, char *notes, size_t size) {
                 }
                 if (!ok) {
                         snprintf(
-                                notes, size, "%s still failing after %ds: %s",
+                                notes, size, "%s still failing after %ds: %.400s",
                                 verify_probe_to_string(c->f->comp->verify[i]), VERIFY_WAIT_MS / 1000,
                                 c->detail);
                         return false;

@@ -12,6 +12,7 @@
 #include "basic/error.h"
 #include "engine/engine.h"
 #include "evidence/evidence.h"
+#include "evidence/lease.h"
 #include "plan/plan.h"
 
 enum run_status {
