@@ -1,0 +1,103 @@
+#include "demo-harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/engine.h"
+
+static const char *root(void) {
+        const char *r = getenv("MAYHEM_SOURCE_ROOT");
+        return r ? r : ".";
+}
+
+static bool engine_answers(void) {
+        struct engine *e = NULL;
+        bool ok = engine_open(ENGINE_DOCKER, NULL, &e, NULL) >= 0;
+        engine_free(e);
+        return ok;
+}
+
+static int tool(const char *name, const char *arg) {
+        char path[600];
+        snprintf(path, sizeof(path), "%s/tools/%s", root(), name);
+        struct cmd_result r = run_command(root(), (const char *const[]){ path, arg, NULL });
+        if (r.exit != 0)
+                fprintf(stderr, "%s %s failed (%d): %s%s\n", name, arg ? arg : "", r.exit, r.out, r.err);
+        int code = r.exit;
+        cmd_result_done(&r);
+        return code;
+}
+
+int demo_up(struct demo *d) {
+        snprintf(d->db, sizeof(d->db), "/tmp/mayhem-itest-%d.db", (int)getpid());
+        snprintf(d->root, sizeof(d->root), "%s", root());
+        if (!engine_answers())
+                return 77;
+        if (tool("build-images", NULL) != 0 || tool("demo-stack", "up") != 0)
+                return -1;
+        return 0;
+}
+
+void demo_down(struct demo *d) {
+        char path[128];
+        demo_unpause();
+        tool("demo-stack", "down");
+        static const char *const suffixes[] = { "", "-wal", "-shm" };
+        for (size_t i = 0; i < 3; i++) {
+                snprintf(path, sizeof(path), "%s%s", d->db, suffixes[i]);
+                unlink(path);
+        }
+}
+
+static void fill_argv(const struct demo *d, const char *const *args, const char **argv, size_t max) {
+        size_t n = 0;
+        argv[n++] = getenv("MAYHEM_BIN");
+        argv[n++] = "--db";
+        argv[n++] = d->db;
+        for (size_t i = 0; args[i] && n < max - 1; i++)
+                argv[n++] = args[i];
+        argv[n] = NULL;
+}
+
+struct cmd_result demo_mayhem(const struct demo *d, const char *const *args) {
+        const char *argv[32];
+        fill_argv(d, args, argv, 32);
+        return run_command(d->root, argv);
+}
+
+pid_t demo_mayhem_spawn(const struct demo *d, const char *const *args) {
+        const char *argv[32];
+        fill_argv(d, args, argv, 32);
+        return spawn_command(d->root, argv);
+}
+
+json_t *demo_inspect(const struct demo *d, const char *const *args) {
+        struct cmd_result r = demo_mayhem(d, args);
+        json_t *j = r.exit == 0 ? json_loads(r.out, 0, NULL) : NULL;
+        if (!j)
+                fprintf(stderr, "inspect failed (%d): %s\n", r.exit, r.err);
+        cmd_result_done(&r);
+        return j;
+}
+
+bool demo_container(bool *ret_running, bool *ret_paused) {
+        struct engine *e = NULL;
+        struct engine_container c;
+        bool ok = engine_open(ENGINE_DOCKER, NULL, &e, NULL) >= 0 &&
+                  engine_container_inspect(e, "demo-api", &c, NULL) >= 0;
+        engine_free(e);
+        if (ok) {
+                *ret_running = c.running;
+                *ret_paused = c.paused;
+        }
+        return ok;
+}
+
+void demo_unpause(void) {
+        struct engine *e = NULL;
+        if (engine_open(ENGINE_DOCKER, NULL, &e, NULL) >= 0)
+                engine_container_unpause(e, "demo-api", NULL);
+        engine_free(e);
+}

@@ -1,0 +1,32 @@
+#pragma once
+
+/* Shared by the integration tests: the demo stack (tools/demo-stack) as the
+ * target, the real mayhem binary as the thing under test, a temporary
+ * evidence database, and JSON from `mayhem inspect`. */
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "common/run-command.h"
+
+struct demo {
+        char db[64];
+        char root[512];
+};
+
+/* 0 ready; 77 when no engine answers (the caller skips); -1 on failure. */
+int demo_up(struct demo *d);
+void demo_down(struct demo *d);
+
+/* mayhem --db DB ARGS... in the source root. */
+struct cmd_result demo_mayhem(const struct demo *d, const char *const *args);
+pid_t demo_mayhem_spawn(const struct demo *d, const char *const *args);
+/* `mayhem inspect ... --json` parsed; NULL on failure. */
+json_t *demo_inspect(const struct demo *d, const char *const *args);
+
+/* The demo container's state from the engine. */
+bool demo_container(bool *ret_running, bool *ret_paused);
+void demo_unpause(void);
+
+#define MAYHEM(d, ...)  demo_mayhem((d), (const char *const[]){ __VA_ARGS__, NULL })
+#define INSPECT(d, ...) demo_inspect((d), (const char *const[]){ "inspect", __VA_ARGS__, "--json", NULL })

@@ -1,0 +1,208 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "demo-harness.h"
+
+/* The demo drill and the process/container fault family run for real
+ * against dockerd; the runner is interrupted and killed mid-fault. Every
+ * assertion reads what an operator would: exit codes, `mayhem inspect`, the
+ * engine's view of the container. */
+
+static struct demo demo;
+
+static void assert_container_healthy(void) {
+        bool running = false, paused = true;
+        assert_true(demo_container(&running, &paused));
+        assert_true(running);
+        assert_false(paused);
+}
+
+static json_t *history_of(const char *stdout_text) {
+        const char *id = strstr(stdout_text, "# Run ");
+        char run_id[160] = "";
+        assert_non_null(id);
+        sscanf(id + 6, "%159s", run_id);
+        return INSPECT(&demo, "history", run_id);
+}
+
+static void assert_all_released(const json_t *history) {
+        size_t i;
+        json_t *l;
+        assert_true(json_array_size(json_object_get(history, "leases")) > 0);
+        json_array_foreach(json_object_get(history, "leases"), i, l)
+                assert_string_equal(json_string_value(json_object_get(l, "state")), "released");
+}
+
+/* How many observations of source had value v between two times (RFC 3339 strings compare in order). */
+static size_t count_values(
+        const json_t *history, const char *source, double v, const char *from, const char *to) {
+        size_t i, n = 0;
+        json_t *o;
+        json_array_foreach(json_object_get(history, "observations"), i, o) {
+                const char *ts = json_string_value(json_object_get(o, "timestamp"));
+                double value = json_number_value(json_object_get(json_object_get(o, "data"), "value"));
+                if (strcmp(json_string_value(json_object_get(o, "source")), source) == 0 && value == v &&
+                    ts && strcmp(ts, from) >= 0 && strcmp(ts, to) <= 0)
+                        n++;
+        }
+        return n;
+}
+
+static const char *event_time(const json_t *history, const char *kind, bool last) {
+        size_t i;
+        json_t *e;
+        const char *found = NULL;
+        json_array_foreach(
+                json_object_get(history, "events"), i,
+                e) if (strcmp(json_string_value(json_object_get(e, "kind")), kind) == 0 && (!found || last))
+                found = json_string_value(json_object_get(e, "ts"));
+        return found;
+}
+
+static void test_demo_drill(void **state) {
+        struct cmd_result r = MAYHEM(
+                &demo, "run", "examples/demo/drill.yaml", "-c", "examples/demo/compose.yaml", "--execute");
+        if (r.exit != 0)
+                fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
+        assert_non_null(strstr(r.out, "**verdict**: pass"));
+        json_t *h = history_of(r.out);
+        assert_non_null(h);
+        assert_string_equal(
+                json_string_value(json_object_get(json_object_get(h, "run"), "verdict")), "pass");
+        assert_all_released(h);
+        /* The outage was seen from outside while the faults were in force. */
+        const char *from = event_time(h, "fault.injected", false),
+                   *to = event_time(h, "fault.recovered", true);
+        assert_non_null(from);
+        assert_non_null(to);
+        assert_true(count_values(h, "api.http", 0, from, to) >= 2);
+        assert_true(count_values(h, "api.http", 1, to, "9999") >= 1);
+        assert_true(count_values(h, "f-0001.effect", 1, "", "9999") == 1);
+        assert_true(count_values(h, "f-0002.effect", 1, "", "9999") == 1);
+        assert_container_healthy();
+        json_decref(h);
+        cmd_result_done(&r);
+}
+
+static void test_process_family(void **state) {
+        struct cmd_result r =
+                MAYHEM(&demo, "run", "tests/data/drills/process-family.yaml", "-c",
+                       "examples/demo/compose.yaml", "--execute");
+        if (r.exit != 0)
+                fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
+        json_t *h = history_of(r.out);
+        assert_non_null(h);
+        assert_all_released(h);
+        for (int f = 1; f <= 5; f++) {
+                char source[32];
+                snprintf(source, sizeof(source), "f-%04d.effect", f);
+                if (count_values(h, source, 1, "", "9999") != 1)
+                        fail_msg("%s was not in force:\n%s", source, r.err);
+        }
+        assert_container_healthy();
+        json_decref(h);
+        cmd_result_done(&r);
+}
+
+/* Polls `inspect leases` until a lease is active; returns it (a new reference). */
+static json_t *wait_active_lease(void) {
+        for (int i = 0; i < 150; i++) {
+                json_t *leases = INSPECT(&demo, "leases");
+                size_t k;
+                json_t *l;
+                json_array_foreach(
+                        leases, k,
+                        l) if (strcmp(json_string_value(json_object_get(l, "state")), "active") == 0) {
+                        json_incref(l);
+                        json_decref(leases);
+                        return l;
+                }
+                json_decref(leases);
+                nanosleep(&(struct timespec){ .tv_nsec = 100000000L }, NULL);
+        }
+        return NULL;
+}
+
+static pid_t start_hold(void) {
+        pid_t pid = demo_mayhem_spawn(
+                &demo, (const char *const[]){ "run", "tests/data/drills/hold-pause.yaml", "-c",
+                                              "examples/demo/compose.yaml", "--execute", NULL });
+        assert_true(pid > 0);
+        return pid;
+}
+
+static void test_sigint_undoes_active_faults(void **state) {
+        pid_t pid = start_hold();
+        json_t *lease = wait_active_lease();
+        assert_non_null(lease);
+        bool running = false, paused = false;
+        assert_true(demo_container(&running, &paused) && paused);
+        kill(pid, SIGINT);
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 6); /* the run did not complete */
+        assert_container_healthy();
+        json_t *open = INSPECT(&demo, "leases");
+        assert_int_equal(json_array_size(open), 0);
+        json_decref(open);
+        json_decref(lease);
+}
+
+static void test_sigkill_leaves_the_lease_listed(void **state) {
+        pid_t pid = start_hold();
+        json_t *lease = wait_active_lease();
+        assert_non_null(lease);
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+
+        /* The runner is gone and the container stays paused: the lease says how to undo it. */
+        bool running = false, paused = false;
+        assert_true(demo_container(&running, &paused) && paused);
+        json_t *open = INSPECT(&demo, "leases");
+        assert_int_equal(json_array_size(open), 1);
+        json_t *l = json_array_get(open, 0);
+        assert_string_equal(json_string_value(json_object_get(l, "state")), "active");
+        assert_string_equal(json_string_value(json_object_get(l, "fault_id")), "container.pause");
+        json_t *undo = json_array_get(json_object_get(l, "undo"), 0);
+        assert_string_equal(json_string_value(json_object_get(undo, "op")), "engine.unpause");
+        json_t *args = json_object_get(undo, "args");
+        assert_string_equal(json_string_value(json_object_get(args, "container_name")), "demo-api");
+        assert_int_equal(strlen(json_string_value(json_object_get(args, "container_id"))), 64);
+        json_t *runs = INSPECT(&demo, "runs", "--run", json_string_value(json_object_get(l, "run_id")));
+        assert_string_equal(json_string_value(json_object_get(json_array_get(runs, 0), "status")), "stale");
+        json_decref(runs);
+        json_decref(open);
+        json_decref(lease);
+        demo_unpause(); /* the repair command (mayhem recover) comes with the next issue */
+}
+
+int main(void) {
+        int r = demo_up(&demo);
+        if (r == 77) {
+                fprintf(stderr, "no Docker engine answers: skipped\n");
+                return 77;
+        }
+        if (r < 0) {
+                demo_down(&demo);
+                return 1;
+        }
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_demo_drill),
+                cmocka_unit_test(test_process_family),
+                cmocka_unit_test(test_sigint_undoes_active_faults),
+                cmocka_unit_test(test_sigkill_leaves_the_lease_listed),
+        };
+        int failed = cmocka_run_group_tests(tests, NULL, NULL);
+        demo_down(&demo);
+        return failed;
+}
