@@ -8,7 +8,7 @@
  * source is judged; none is "no observation recorded"; a boolean is never a
  * number and a number is never a boolean, except that a boolean criterion
  * accepts 0/1. */
-static bool judge(const struct drill_criterion *c, const struct observation *o, char *detail, size_t size) {
+bool criterion_judge(const struct drill_criterion *c, const struct observation *o, char *detail, size_t size) {
         bool numeric = o->kind != OBS_VALUE_BOOLEAN;
         switch (c->type) {
         case CRITERION_STATUS:
@@ -46,7 +46,7 @@ void runner_criteria(struct runner *r) {
                 const struct observation *o = runner_latest(r, s->criteria[i].source_id);
                 cr->criterion = &s->criteria[i];
                 if (o)
-                        cr->satisfied = judge(cr->criterion, o, cr->detail, sizeof(cr->detail));
+                        cr->satisfied = criterion_judge(cr->criterion, o, cr->detail, sizeof(cr->detail));
                 else
                         snprintf(cr->detail, sizeof(cr->detail), "no observation recorded");
                 passed += cr->satisfied;

@@ -186,6 +186,36 @@ static void test_sigkill_leaves_the_lease_listed(void **state) {
         demo_unpause(); /* the repair command (mayhem recover) comes with the next issue */
 }
 
+static void test_timeout_aborts_and_undoes(void **state) {
+        struct cmd_result r =
+                MAYHEM(&demo, "run", "tests/data/drills/timeout-pause.yaml", "-c",
+                       "examples/demo/compose.yaml", "--execute");
+        assert_int_equal(r.exit, 6);
+        assert_non_null(strstr(r.out, "**status**: aborted"));
+        assert_non_null(strstr(r.out, "config.timeout of 3s passed"));
+        json_t *h = history_of(r.out);
+        assert_all_released(h);
+        assert_container_healthy();
+        json_decref(h);
+        cmd_result_done(&r);
+}
+
+static void test_recovery_false_keeps_the_fault(void **state) {
+        struct cmd_result r =
+                MAYHEM(&demo, "run", "tests/data/drills/keep-paused.yaml", "-c",
+                       "examples/demo/compose.yaml", "--execute");
+        assert_int_equal(r.exit, 0);
+        bool running = false, paused = false;
+        assert_true(demo_container(&running, &paused) && paused);
+        json_t *h = history_of(r.out);
+        json_t *l = json_array_get(json_object_get(h, "leases"), 0);
+        assert_string_equal(json_string_value(json_object_get(l, "state")), "released");
+        assert_string_equal(json_string_value(json_object_get(l, "release_mechanism")), "kept_faulted");
+        demo_unpause();
+        json_decref(h);
+        cmd_result_done(&r);
+}
+
 int main(void) {
         int r = demo_up(&demo);
         if (r == 77) {
@@ -201,6 +231,8 @@ int main(void) {
                 cmocka_unit_test(test_process_family),
                 cmocka_unit_test(test_sigint_undoes_active_faults),
                 cmocka_unit_test(test_sigkill_leaves_the_lease_listed),
+                cmocka_unit_test(test_timeout_aborts_and_undoes),
+                cmocka_unit_test(test_recovery_false_keeps_the_fault),
         };
         int failed = cmocka_run_group_tests(tests, NULL, NULL);
         demo_down(&demo);

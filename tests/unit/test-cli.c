@@ -52,7 +52,8 @@ static void test_version_and_help(void **state) {
                 { "discover", "topology", "--help" },
                 { "prepare", "--help" },
                 { "prepare", "validate", "--help" },
-                { "prepare", "plan", "-h" },
+                { "prepare", "plan", "-h" }, { "run", "--help" }, { "inspect", "--help" },
+                { "inspect", "runs", "--help" }, { "inspect", "history", "--help" }, { "inspect", "leases", "--help" },
         };
         for (size_t i = 0; i < ELEMENTSOF(helps); i++) {
                 r = run_in(NULL, helps[i]);
@@ -157,6 +158,28 @@ static void test_discover(void **state) {
         result_done(&r);
 }
 
+static void test_run_needs_execute(void **state) {
+        char db[64];
+        snprintf(db, sizeof(db), "/tmp/mayhem-test-cli-%d.db", (int)getpid());
+        struct result r = RUN("--db", db, "run", DEMO);
+        assert_int_equal(r.exit, 0);
+        assert_memory_equal(r.out, "validated r-demo-", 17);
+        assert_string_equal(r.err, "plan ready; pass --execute to run\n");
+        assert_int_equal(access(db, F_OK), -1); /* nothing touched, not even the database */
+        result_done(&r);
+}
+
+static void test_run_engine_unreachable(void **state) {
+        setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock", 1);
+        struct result r = RUN("--db", "/tmp/mayhem-test-cli-unreachable.db", "run", DEMO, "--execute");
+        unsetenv("DOCKER_HOST");
+        assert_int_equal(r.exit, 3);
+        assert_non_null(strstr(r.err, "error: [engine_unreachable] cannot reach the Docker engine at "
+                                      "/nonexistent/docker.sock: No such file or directory; start it"));
+        assert_int_equal(access("/tmp/mayhem-test-cli-unreachable.db", F_OK), -1);
+        result_done(&r);
+}
+
 /* The tree has no ambiguous prefix today; the rule is tested on a fake tree. */
 static int never_run(struct cli_ctx *ctx, const struct cli_args *a, struct mh_error *e) {
         return 0;
@@ -189,6 +212,8 @@ int main(void) {
                 cmocka_unit_test(test_no_compose_in_cwd),
                 cmocka_unit_test(test_discover),
                 cmocka_unit_test(test_ambiguous_prefix_is_exit_10),
+                cmocka_unit_test(test_run_needs_execute),
+                cmocka_unit_test(test_run_engine_unreachable),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
