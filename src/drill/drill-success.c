@@ -16,7 +16,8 @@ static const char *const *const criterion_keys[_CRITERION_TYPE_MAX] = {
 static const char *const *const source_keys[_OBS_KIND_MAX] = {
         [OBS_LOGS] =
                 (const char *const[]){ "kind", "source_id", "container", "tail", "since", "timeout", NULL },
-        [OBS_INSPECTION] = (const char *const[]){ "kind", "source_id", "container", "cadence", "timeout", NULL },
+        [OBS_INSPECTION] =
+                (const char *const[]){ "kind", "source_id", "container", "cadence", "timeout", NULL },
         [OBS_PROBE] = (const char *const[]){ "kind", "source_id", "probe", "cadence", "timeout", NULL },
         [OBS_METRICS] = (const char *const[]){ "kind", "source_id", "endpoint", "metric", "cadence",
                                                "timeout", NULL },
@@ -116,7 +117,8 @@ static int parse_source(struct dparser *p, const struct ynode *n, struct drill_o
                         return r;
                 _fallthrough_;
         case OBS_INSPECTION:
-                if ((r = dp_require(p, n, "container")) < 0 || (r = dp_id(p, n, "container", &s->container)) < 0)
+                if ((r = dp_require(p, n, "container")) < 0 ||
+                    (r = dp_id(p, n, "container", &s->container)) < 0)
                         return r;
                 return dp_dur(p, n, "cadence", 0, CADENCE_MAX_MS, &s->cadence_ms);
         case OBS_PROBE: return parse_source_probe(p, n, s);

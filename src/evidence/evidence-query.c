@@ -395,7 +395,7 @@ int evidence_history_json(struct evidence *ev, const char *run_id, json_t **ret,
         EVIDENCE_LOCK_SCOPE(ev);
         /* One read transaction: a snapshot, even while a runner writes. */
         _cleanup_(evidence_txn_rollbackp) struct evidence_txn txn = { NULL };
-        _cleanup_(timeline_done) struct timeline t = { NULL };
+        _cleanup_(timeline_done) struct timeline t = { 0 };
         _cleanup_(json_decrefp) json_t *h = NULL;
         if ((r = evidence_begin_read(ev, &txn, op, reterr)) < 0)
                 return r;

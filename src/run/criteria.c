@@ -8,7 +8,8 @@
  * source is judged; none is "no observation recorded"; a boolean is never a
  * number and a number is never a boolean, except that a boolean criterion
  * accepts 0/1. */
-bool criterion_judge(const struct drill_criterion *c, const struct observation *o, char *detail, size_t size) {
+bool criterion_judge(
+        const struct drill_criterion *c, const struct observation *o, char *detail, size_t size) {
         bool numeric = o->kind != OBS_VALUE_BOOLEAN;
         switch (c->type) {
         case CRITERION_STATUS:

@@ -11,12 +11,12 @@ double runner_now_ms(void) {
         return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static void set_reason(struct runner *r, const char *fmt, va_list ap) {
+_printf_(2, 0) static void set_reason(struct runner *r, const char *fmt, va_list ap) {
         if (!r->reason[0])
                 vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
 }
 
-static void stop_va(struct runner *r, bool interrupted, const char *fmt, va_list ap) {
+_printf_(3, 0) static void stop_va(struct runner *r, bool interrupted, const char *fmt, va_list ap) {
         pthread_mutex_lock(&r->lock);
         set_reason(r, fmt, ap);
         atomic_store(&r->abort, true);

@@ -88,7 +88,8 @@ static bool run_undo(struct lease_ctx *c, char *notes, size_t size) {
                         r = comp_op_run(c->f->comp->undo[i], c->r->opt->engine, &c->fx.target, &e);
                 if (r < 0) {
                         snprintf(
-                                notes, size, "%s failed: %.400s", comp_op_to_string(c->f->comp->undo[i]), e.msg);
+                                notes, size, "%s failed: %.400s", comp_op_to_string(c->f->comp->undo[i]),
+                                e.msg);
                         return false;
                 }
         }

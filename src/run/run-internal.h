@@ -70,5 +70,6 @@ int runner_steps(struct runner *r);
 bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step_id);
 
 /* criteria.c: one criterion against the latest observation of its source. */
-bool criterion_judge(const struct drill_criterion *c, const struct observation *o, char *detail, size_t size);
+bool criterion_judge(
+        const struct drill_criterion *c, const struct observation *o, char *detail, size_t size);
 void runner_criteria(struct runner *r);

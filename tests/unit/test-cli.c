@@ -52,8 +52,12 @@ static void test_version_and_help(void **state) {
                 { "discover", "topology", "--help" },
                 { "prepare", "--help" },
                 { "prepare", "validate", "--help" },
-                { "prepare", "plan", "-h" }, { "run", "--help" }, { "inspect", "--help" },
-                { "inspect", "runs", "--help" }, { "inspect", "history", "--help" }, { "inspect", "leases", "--help" },
+                { "prepare", "plan", "-h" },
+                { "run", "--help" },
+                { "inspect", "--help" },
+                { "inspect", "runs", "--help" },
+                { "inspect", "history", "--help" },
+                { "inspect", "leases", "--help" },
         };
         for (size_t i = 0; i < ELEMENTSOF(helps); i++) {
                 r = run_in(NULL, helps[i]);
@@ -174,8 +178,9 @@ static void test_run_engine_unreachable(void **state) {
         struct result r = RUN("--db", "/tmp/mayhem-test-cli-unreachable.db", "run", DEMO, "--execute");
         unsetenv("DOCKER_HOST");
         assert_int_equal(r.exit, 3);
-        assert_non_null(strstr(r.err, "error: [engine_unreachable] cannot reach the Docker engine at "
-                                      "/nonexistent/docker.sock: No such file or directory; start it"));
+        assert_non_null(
+                strstr(r.err, "error: [engine_unreachable] cannot reach the Docker engine at "
+                              "/nonexistent/docker.sock: No such file or directory; start it"));
         assert_int_equal(access("/tmp/mayhem-test-cli-unreachable.db", F_OK), -1);
         result_done(&r);
 }
