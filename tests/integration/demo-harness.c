@@ -30,8 +30,22 @@ static int tool(const char *name, const char *arg) {
         return code;
 }
 
+static void remove_db(const char *db) {
+        static const char *const suffixes[] = { "", "-wal", "-shm" };
+        char path[128];
+        for (size_t i = 0; i < 3; i++) {
+                snprintf(path, sizeof(path), "%s%s", db, suffixes[i]);
+                unlink(path);
+        }
+}
+
+void demo_fresh_db(struct demo *d) {
+        remove_db(d->db);
+        snprintf(d->db, sizeof(d->db), "/tmp/mayhem-itest-%d-%u.db", (int)getpid(), ++d->n_db);
+}
+
 int demo_up(struct demo *d) {
-        snprintf(d->db, sizeof(d->db), "/tmp/mayhem-itest-%d.db", (int)getpid());
+        demo_fresh_db(d);
         snprintf(d->root, sizeof(d->root), "%s", root());
         if (!engine_answers())
                 return 77;
@@ -41,14 +55,9 @@ int demo_up(struct demo *d) {
 }
 
 void demo_down(struct demo *d) {
-        char path[128];
         demo_unpause();
         tool("demo-stack", "down");
-        static const char *const suffixes[] = { "", "-wal", "-shm" };
-        for (size_t i = 0; i < 3; i++) {
-                snprintf(path, sizeof(path), "%s%s", d->db, suffixes[i]);
-                unlink(path);
-        }
+        remove_db(d->db);
 }
 
 static void fill_argv(const struct demo *d, const char *const *args, const char **argv, size_t max) {

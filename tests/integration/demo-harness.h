@@ -11,12 +11,15 @@
 
 struct demo {
         char db[64];
+        unsigned n_db;
         char root[512];
 };
 
 /* 0 ready; 77 when no engine answers (the caller skips); -1 on failure. */
 int demo_up(struct demo *d);
 void demo_down(struct demo *d);
+/* Switches to a new, empty evidence database (each test its own). */
+void demo_fresh_db(struct demo *d);
 
 /* mayhem --db DB ARGS... in the source root. */
 struct cmd_result demo_mayhem(const struct demo *d, const char *const *args);

@@ -216,6 +216,38 @@ static void test_recovery_false_keeps_the_fault(void **state) {
         cmd_result_done(&r);
 }
 
+/* Last: it removes the demo container. An undo that cannot work leaves the
+ * lease dirty with notes, and the run exits 7. */
+static void test_undo_failure_is_dirty(void **state) {
+        pid_t pid = demo_mayhem_spawn(
+                &demo, (const char *const[]){ "run", "tests/data/drills/hold-kill.yaml", "-c",
+                                              "examples/demo/compose.yaml", "--execute", NULL });
+        json_t *lease = wait_active_lease();
+        assert_non_null(lease);
+        struct cmd_result rm =
+                run_command(NULL, (const char *const[]){ "docker", "rm", "-f", "demo-api", NULL });
+        assert_int_equal(rm.exit, 0);
+        cmd_result_done(&rm);
+        kill(pid, SIGINT); /* no need to wait out the hold */
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_true(WIFEXITED(status));
+        assert_int_equal(WEXITSTATUS(status), 7);
+        json_t *open = INSPECT(&demo, "leases");
+        assert_int_equal(json_array_size(open), 1);
+        json_t *l = json_array_get(open, 0);
+        assert_string_equal(json_string_value(json_object_get(l, "state")), "dirty");
+        assert_non_null(
+                strstr(json_string_value(json_object_get(l, "escalation_notes")), "engine.start failed"));
+        json_decref(open);
+        json_decref(lease);
+}
+
+static int fresh_db(void **state) {
+        demo_fresh_db(&demo);
+        return 0;
+}
+
 int main(void) {
         int r = demo_up(&demo);
         if (r == 77) {
@@ -227,12 +259,14 @@ int main(void) {
                 return 1;
         }
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_demo_drill),
-                cmocka_unit_test(test_process_family),
-                cmocka_unit_test(test_sigint_undoes_active_faults),
-                cmocka_unit_test(test_sigkill_leaves_the_lease_listed),
-                cmocka_unit_test(test_timeout_aborts_and_undoes),
-                cmocka_unit_test(test_recovery_false_keeps_the_fault),
+                /* each test starts with an empty evidence database */
+                cmocka_unit_test_setup(test_demo_drill, fresh_db),
+                cmocka_unit_test_setup(test_process_family, fresh_db),
+                cmocka_unit_test_setup(test_sigint_undoes_active_faults, fresh_db),
+                cmocka_unit_test_setup(test_sigkill_leaves_the_lease_listed, fresh_db),
+                cmocka_unit_test_setup(test_timeout_aborts_and_undoes, fresh_db),
+                cmocka_unit_test_setup(test_recovery_false_keeps_the_fault, fresh_db),
+                cmocka_unit_test_setup(test_undo_failure_is_dirty, fresh_db),
         };
         int failed = cmocka_run_group_tests(tests, NULL, NULL);
         demo_down(&demo);

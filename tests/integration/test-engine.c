@@ -24,10 +24,9 @@
  * also when a test fails. Exits 77 (skipped) when no engine answers or
  * busybox is missing (apt-get install busybox-static). */
 
-#define BUSYBOX       "/bin/busybox"
-#define BUSYBOX_MAX   (16u << 20)
-#define WAIT_MS       10000
-#define TIMING_ROUNDS 10
+#define BUSYBOX     "/bin/busybox"
+#define BUSYBOX_MAX (16u << 20)
+#define WAIT_MS     10000
 
 struct ctx {
         struct engine *e;
@@ -304,37 +303,12 @@ static void test_missing(void **state) {
 }
 
 /* Not a benchmark (bench/ has those): a rough number for the report. */
-static void test_timing(void **state) {
-        struct engine_container c;
-        double t0 = now_ms();
-
-        for (int i = 0; i < TIMING_ROUNDS; i++)
-                assert_int_equal(engine_container_inspect(ctx.e, ctx.name, &c, NULL), 0);
-        double t1 = now_ms();
-        for (int i = 0; i < TIMING_ROUNDS; i++) {
-                assert_int_equal(engine_container_pause(ctx.e, ctx.name, NULL), 0);
-                assert_int_equal(engine_container_unpause(ctx.e, ctx.name, NULL), 0);
-        }
-        double t2 = now_ms();
-        for (int i = 0; i < TIMING_ROUNDS; i++) {
-                assert_true(docker((const char *[]){ "docker", "pause", ctx.name, NULL }));
-                assert_true(docker((const char *[]){ "docker", "unpause", ctx.name, NULL }));
-        }
-        double t3 = now_ms();
-        print_message(
-                "timing (mean of %d): inspect %.2f ms; pause+unpause %.2f ms via the API client, %.2f ms "
-                "via "
-                "the docker CLI\n",
-                TIMING_ROUNDS, (t1 - t0) / TIMING_ROUNDS, (t2 - t1) / TIMING_ROUNDS,
-                (t3 - t2) / TIMING_ROUNDS);
-}
-
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_inspect),       cmocka_unit_test(test_list_compose),
                 cmocka_unit_test(test_pause_unpause), cmocka_unit_test(test_kill_start),
                 cmocka_unit_test(test_restart),       cmocka_unit_test(test_stop_start),
-                cmocka_unit_test(test_missing),       cmocka_unit_test(test_timing),
+                cmocka_unit_test(test_missing),
         };
         struct mh_error err = { 0 };
 
