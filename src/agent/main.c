@@ -1,19 +1,48 @@
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "agent/agent.h"
 #include "basic/exit-code.h"
 #include "config.h"
 
-/* The fault-injection agent. Its JSON-RPC service (`serve`) arrives with the
- * agent issue; until then this binary only answers --version and --help, and
- * says so instead of pretending to serve. */
+/* mayhem-agent serve [--roles ROLES]: see agent.h. */
 
 static void usage(FILE *f) {
-        fprintf(f,
-                "Usage: mayhem-agent [--version] [--help] serve [--roles ROLES]\n"
-                "\n"
-                "The agent runs faults for the mayhem controller, speaking newline-delimited JSON-RPC 2.0\n"
-                "on stdin/stdout. It never listens on a socket.\n");
+        fprintf(f, "Usage: mayhem-agent [--version] [--help] serve [--roles ROLES]\n"
+                   "\n"
+                   "Applies and undoes faults for the mayhem controller, speaking newline-delimited JSON-RPC 2.0\n"
+                   "on stdin/stdout (logs on stderr). It never listens on a socket. When stdin closes, on\n"
+                   "SIGTERM, or when a lease's TTL passes without lease.extend, it undoes what it holds.\n"
+                   "ROLES (comma-separated; default proc,fs): proc, container, cpu, memory, fs, network, load, fuzz.\n");
+}
+
+static int serve(int argc, char **argv) {
+        static struct agent_options opt;
+        char host[64] = "local", msg[256];
+        const char *roles = "proc,fs";
+        for (int i = 2; i < argc; i++) {
+                if (strcmp(argv[i], "--roles") == 0 && i + 1 < argc)
+                        roles = argv[++i];
+                else if (strncmp(argv[i], "--roles=", 8) == 0)
+                        roles = argv[i] + 8;
+                else {
+                        fprintf(stderr, "error: [usage] unknown argument '%s' (see 'mayhem-agent --help')\n", argv[i]);
+                        return MH_EXIT_USAGE_ERROR;
+                }
+        }
+        if (agent_capabilities_from_roles(roles, &opt.caps, msg, sizeof(msg)) < 0) {
+                fprintf(stderr, "error: [usage] %s\n", msg);
+                return MH_EXIT_USAGE_ERROR;
+        }
+        gethostname(host, sizeof(host) - 1);
+        snprintf(opt.agent_id, sizeof(opt.agent_id), "ag-%s-%d", host, (int)getpid());
+        opt.roles = roles;
+        opt.in_fd = STDIN_FILENO;
+        opt.out_fd = STDOUT_FILENO;
+        opt.log = stderr;
+        return agent_serve(&opt);
 }
 
 int main(int argc, char **argv) {
@@ -29,13 +58,8 @@ int main(int argc, char **argv) {
                 usage(stdout);
                 return 0;
         }
-        if (strcmp(argv[1], "serve") == 0) {
-                fprintf(stderr,
-                        "error: [agent_error] mayhem-agent %s cannot serve yet: the JSON-RPC service is "
-                        "not implemented in this version\n",
-                        MAYHEM_VERSION);
-                return MH_EXIT_AGENT_ERROR;
-        }
+        if (strcmp(argv[1], "serve") == 0)
+                return serve(argc, argv);
         fprintf(stderr, "error: [usage] unknown command '%s' (see 'mayhem-agent --help')\n", argv[1]);
         return MH_EXIT_USAGE_ERROR;
 }

@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "macro.h"
 
@@ -25,4 +26,13 @@ void strv_join(char *buf, size_t size, const char *const *v, size_t n, size_t ma
                 append(buf, size, &len, "%s%s", i ? ", " : "", v[i]);
         if (shown < n)
                 append(buf, size, &len, ", and %zu more", n - shown);
+}
+
+void str_copy(char *dst, size_t size, const char *src) {
+        if (size == 0)
+                return;
+        size_t n = src ? strnlen(src, size - 1) : 0;
+        if (n)
+                memcpy(dst, src, n);
+        dst[n] = '\0';
 }

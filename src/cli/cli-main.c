@@ -27,8 +27,9 @@ enum {
         ROOT_HELP
 };
 
-static const struct cli_command *const root_subcommands[] = { &cli_discover, &cli_prepare, &cli_run,
-                                                              &cli_inspect, NULL };
+static const struct cli_command *const root_subcommands[] = {
+        &cli_discover, &cli_prepare, &cli_run, &cli_inspect, &cli_recover, &cli_janitor, NULL,
+};
 
 static const struct cli_command cli_root = {
         .name = "mayhem",

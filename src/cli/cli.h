@@ -66,3 +66,5 @@ extern const struct cli_command cli_discover;
 extern const struct cli_command cli_prepare;
 extern const struct cli_command cli_run;
 extern const struct cli_command cli_inspect;
+extern const struct cli_command cli_recover;
+extern const struct cli_command cli_janitor;

@@ -7,12 +7,15 @@
 
 #include "engine/engine.h"
 #include "evidence/evidence.h"
+#include "run/recovery.h"
 #include "run/run.h"
 
 static const struct cli_opt run_opts[] = {
         { "compose", 'c', "COMPOSE", "compose file (default: compose.yaml & co. in the working directory)" },
         { "execute", 0, NULL, "really inject the faults (without it: plan, gate, stop)" },
         { "json", 0, NULL, "print the result as JSON" },
+        { "agent", 0, "ssh://USER@HOST[:PORT]", "inject through mayhem-agent on that host, over ssh" },
+        { "ssh-config", 0, "FILE", "ssh client configuration for --agent (ssh -F FILE)" },
         CLI_OPT_HELP,
         { 0 },
 };
@@ -45,6 +48,25 @@ static json_t *result_json(const struct run_result *r) {
                 "dirty", (json_int_t)r->leases_dirty, "wall_s", r->wall_s, "exit", run_exit_code(r));
 }
 
+/* The janitor before every run: leases of dead controllers are recovered
+ * first, and a run does not start while an earlier one left something dirty. */
+static int sweep(struct cli_ctx *ctx, struct evidence *ev, bool json, struct mh_error *reterr) {
+        struct recovery_options o = { .mode = RECOVERY_JANITOR, .execute = true, .mechanism = "janitor",
+                                      .out = json ? NULL : ctx->err };
+        struct recovery_result res = { 0 };
+        int r = recovery_run(ev, &o, &res, reterr);
+        size_t dirty = res.dirty;
+        recovery_result_done(&res);
+        if (r < 0)
+                return r;
+        if (dirty)
+                return mh_error_set(reterr, -EBUSY, MH_EXIT_RECOVERY_FAILURE, "dirty",
+                                    "%zu lease(s) of earlier runs are dirty; fix them by hand (mayhem inspect leases) "
+                                    "before injecting anything new",
+                                    dirty);
+        return 0;
+}
+
 static int execute(
         struct cli_ctx *ctx, const struct cli_args *args, struct cli_inputs *in, struct mh_error *reterr) {
         _cleanup_(engine_freep) struct engine *engine = NULL;
@@ -56,8 +78,11 @@ static int execute(
         if ((r = engine_open(ctx->podman ? ENGINE_PODMAN : ENGINE_DOCKER, NULL, &engine, reterr)) < 0 ||
             (r = evidence_open(ctx->db_path, &ev, reterr)) < 0)
                 return r;
-        struct run_options opt = { .evidence = ev, .engine = engine, .progress = json ? NULL : ctx->err };
-        if ((r = run_execute(in->plan, &opt, &res, reterr)) < 0)
+        const char *ssh_args[] = { "-F", cli_arg(ctx, args, "ssh-config"), NULL };
+        struct run_options opt = { .evidence = ev, .engine = engine, .progress = json ? NULL : ctx->err,
+                                   .agent_ssh = cli_arg(ctx, args, "agent"),
+                                   .agent_ssh_args = ssh_args[1] ? ssh_args : NULL };
+        if ((r = sweep(ctx, ev, json, reterr)) < 0 || (r = run_execute(in->plan, &opt, &res, reterr)) < 0)
                 return r;
         if (json) {
                 r = cli_print_json(ctx, result_json(&res), reterr);

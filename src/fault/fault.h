@@ -11,7 +11,6 @@
 #include "basic/error.h"
 #include "catalog/catalog.h"
 #include "catalog/ops.h"
-#include "drill/drill.h"
 #include "engine/engine.h"
 #include "sys/process.h"
 
@@ -25,6 +24,7 @@ struct target_identity {
         char container_name[256];
         char started_at[48];       /* container start, from the engine */
         struct proc_identity main; /* host pid + start time of the main process; pid 0 when not running */
+        int64_t nano_cpus, cpu_quota, cpu_period; /* CPU limit before the fault; 0 = none */
 };
 
 int target_identity_resolve(
@@ -32,12 +32,18 @@ int target_identity_resolve(
 json_t *target_identity_json(const struct target_identity *t);
 int target_identity_from_json(const json_t *j, struct target_identity *ret, struct mh_error *reterr);
 
+/* One fault as its executor sees it: everything comes from the lease, so the
+ * agent can apply, check and undo it with no drill at hand. */
 struct fault_exec {
         struct engine *engine;
-        const struct drill_fault *fault;
+        const char *fault_id;
+        const json_t *params; /* the plan's typed params, {"signal": "SIGKILL", "percent": 50.0, ...} */
+        int64_t duration_ms;
         struct target_identity target;
-        char started_at_before[48]; /* for container.restarted */
 };
+
+const char *fault_param_str(const struct fault_exec *fx, const char *name, const char *def);
+double fault_param_num(const struct fault_exec *fx, const char *name, double def);
 
 struct fault_mechanism {
         const char *fault_id;
@@ -52,6 +58,9 @@ const struct fault_mechanism *fault_mechanism_at(size_t i);
 /* Undo ops are idempotent: on a fault never applied, or already undone, they succeed. */
 bool comp_op_supported(enum comp_op op);
 int comp_op_run(enum comp_op op, struct engine *e, const struct target_identity *t, struct mh_error *reterr);
+/* Every undo op of a lease, in order; stops at the first failure. */
+int comp_ops_run(const enum comp_op *ops, size_t n, struct engine *e, const struct target_identity *t,
+                 struct mh_error *reterr);
 
 /* One look; *ret_ok tells whether the target is back. detail says what was seen. */
 bool verify_probe_supported(enum verify_probe v);
@@ -71,3 +80,12 @@ int fault_apply_process_kill(struct fault_exec *fx, struct mh_error *reterr);
 int fault_apply_container_pause(struct fault_exec *fx, struct mh_error *reterr);
 int fault_apply_container_kill(struct fault_exec *fx, struct mh_error *reterr);
 int fault_apply_container_restart(struct fault_exec *fx, struct mh_error *reterr);
+int fault_apply_node_service_stop(struct fault_exec *fx, struct mh_error *reterr);
+int fault_apply_cpu_throttle(struct fault_exec *fx, struct mh_error *reterr);
+int fault_apply_crash_loop(struct fault_exec *fx, struct mh_error *reterr);
+
+/* fault-crash-loop.c: the kill/start cadence runs in a thread until stopped. */
+int crash_loop_stop(const char *container_id);
+/* fault-cpu.c: the NanoCpus a throttle of percent sets, given the limit before. */
+int64_t cpu_throttle_target(const struct target_identity *before, double percent, long host_cpus);
+int cpu_restore(struct engine *e, const struct target_identity *t, struct mh_error *reterr);

@@ -19,6 +19,9 @@ int target_identity_resolve(
         copy(t.container_id, sizeof(t.container_id), c.id);
         copy(t.container_name, sizeof(t.container_name), c.name);
         copy(t.started_at, sizeof(t.started_at), c.started_at);
+        t.nano_cpus = c.nano_cpus;
+        t.cpu_quota = c.cpu_quota;
+        t.cpu_period = c.cpu_period;
         if (c.running && c.pid > 0 && (r = proc_identity_read(c.pid, &t.main, reterr)) < 0)
                 return r;
         *ret = t;
@@ -27,25 +30,29 @@ int target_identity_resolve(
 
 json_t *target_identity_json(const struct target_identity *t) {
         return json_pack(
-                "{s:s, s:s, s:s, s:s, s:s, s:i, s:I}", "engine", t->engine, "socket", t->socket,
+                "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:I}", "engine", t->engine, "socket", t->socket,
                 "container_id", t->container_id, "container_name", t->container_name, "started_at",
-                t->started_at, "pid", (int)t->main.pid, "pid_start_time", (json_int_t)t->main.start_time);
+                t->started_at, "pid", (int)t->main.pid, "pid_start_time", (json_int_t)t->main.start_time,
+                "nano_cpus", (json_int_t)t->nano_cpus, "cpu_quota", (json_int_t)t->cpu_quota, "cpu_period",
+                (json_int_t)t->cpu_period);
 }
 
 int target_identity_from_json(const json_t *j, struct target_identity *ret, struct mh_error *reterr) {
         const char *engine = NULL, *socket = NULL, *id = NULL, *name = NULL, *started = NULL;
         int pid = 0;
-        json_int_t start_time = 0;
+        json_int_t start_time = 0, nano_cpus = 0, cpu_quota = 0, cpu_period = 0;
         json_error_t err;
         if (json_unpack_ex(
-                    (json_t *)j, &err, 0, "{s:s, s:s, s:s, s:s, s:s, s:i, s:I}", "engine", &engine, "socket",
-                    &socket, "container_id", &id, "container_name", &name, "started_at", &started, "pid",
-                    &pid, "pid_start_time", &start_time) < 0 ||
+                    (json_t *)j, &err, 0, "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s?I, s?I, s?I}", "engine", &engine,
+                    "socket", &socket, "container_id", &id, "container_name", &name, "started_at", &started,
+                    "pid", &pid, "pid_start_time", &start_time, "nano_cpus", &nano_cpus, "cpu_quota",
+                    &cpu_quota, "cpu_period", &cpu_period) < 0 ||
             pid < 0 || start_time < 0)
                 return mh_error_set(
                         reterr, -EPROTO, MH_EXIT_GENERAL_FAILURE, "bad_identity",
                         "runtime identity in the lease is malformed: %s", err.text);
-        struct target_identity t = { .main = { .pid = pid, .start_time = (uint64_t)start_time } };
+        struct target_identity t = { .main = { .pid = pid, .start_time = (uint64_t)start_time },
+                                     .nano_cpus = nano_cpus, .cpu_quota = cpu_quota, .cpu_period = cpu_period };
         copy(t.engine, sizeof(t.engine), engine);
         copy(t.socket, sizeof(t.socket), socket);
         copy(t.container_id, sizeof(t.container_id), id);

@@ -70,10 +70,10 @@ static int container_effect(
         else if (ck == EFFECT_CONTAINER_EXITED)
                 *ret = !c.running && !c.restarting;
         else {
-                *ret = c.running && strcmp(c.started_at, fx->started_at_before) != 0;
+                *ret = c.running && strcmp(c.started_at, fx->target.started_at) != 0;
                 snprintf(
                         detail, size, "container %s %s (started %s, before %s)", c.name,
-                        *ret ? "restarted" : "did not restart", c.started_at, fx->started_at_before);
+                        *ret ? "restarted" : "did not restart", c.started_at, fx->target.started_at);
         }
         return 0;
 }

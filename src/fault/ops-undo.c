@@ -29,12 +29,17 @@ static int undo_engine_unpause(struct engine *e, const struct target_identity *t
         return r == -EALREADY || r == -ENOENT ? 0 : r;
 }
 
+static int undo_crash_loop_stop(struct engine *e, const struct target_identity *t, struct mh_error *reterr) {
+        return crash_loop_stop(t->container_id);
+}
+
 typedef int (*undo_fn)(struct engine *, const struct target_identity *, struct mh_error *);
 
 static const undo_fn undo_ops[_COMP_OP_MAX] = {
         [COMP_OP_SIGNAL_CONT] = undo_signal_cont,
         [COMP_OP_ENGINE_START] = undo_engine_start,
         [COMP_OP_ENGINE_UNPAUSE] = undo_engine_unpause,
+        [COMP_OP_CRASH_LOOP_STOP] = undo_crash_loop_stop,
 };
 
 bool comp_op_supported(enum comp_op op) {
@@ -48,4 +53,16 @@ int comp_op_run(
                         reterr, -EOPNOTSUPP, MH_EXIT_GENERAL_FAILURE, "not_implemented",
                         "undo op %s is not implemented in this version", comp_op_to_string(op));
         return undo_ops[op](e, t, reterr);
+}
+
+int comp_ops_run(const enum comp_op *ops, size_t n, struct engine *e, const struct target_identity *t,
+                 struct mh_error *reterr) {
+        for (size_t i = 0; i < n; i++) {
+                int r = comp_op_run(ops[i], e, t, reterr);
+                if (r < 0) {
+                        mh_error_prefix(reterr, "%s: ", comp_op_to_string(ops[i]));
+                        return r;
+                }
+        }
+        return 0;
 }

@@ -9,6 +9,8 @@
         X("container.kill", fault_apply_container_kill)                                                     \
         X("container.pause", fault_apply_container_pause)                                                   \
         X("container.restart", fault_apply_container_restart)                                               \
+        X("node.service_stop", fault_apply_node_service_stop)                                               \
+        X("process.crash_loop", fault_apply_crash_loop)                                                     \
         X("proc.pause", fault_apply_proc_pause)                                                             \
         X("process.kill", fault_apply_process_kill)                                                         \
         X("process.stop", fault_apply_process_stop)

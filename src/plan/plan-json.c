@@ -19,7 +19,7 @@ static json_t *target_json(const struct plan_target *t) {
                 t->service->name, "node_kinds", node_kinds_json(t->node_kinds));
 }
 
-static json_t *params_json(const struct drill_fault *f) {
+json_t *plan_fault_params_json(const struct drill_fault *f) {
         json_t *o = json_object();
         for (size_t i = 0; o && i < f->n_params; i++) {
                 const struct drill_param *p = &f->params[i];
@@ -68,7 +68,7 @@ static json_t *fault_json(const struct plan_fault *f) {
                 f->id, "fault", src->def->id, "target", f->target->src->name, "duration_ms",
                 (json_int_t)src->duration_ms, "risk", risk_to_string(src->def->risk), "mechanism",
                 mechanism_to_string(src->def->mechanism), "on_failure",
-                on_failure_to_string(src->on_failure), "recovery", src->recovery, "params", params_json(src),
+                on_failure_to_string(src->on_failure), "recovery", src->recovery, "params", plan_fault_params_json(src),
                 "peers", strings_json(f->peers, f->n_peers), "compensation", compensation_json(f),
                 "effect_check", "check", effect_check_to_string(f->comp->effect), "args", "container",
                 f->target->container->name, "lease_ttl_s", (json_int_t)f->lease_ttl_s);

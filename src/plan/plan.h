@@ -92,6 +92,8 @@ DEFINE_FREEP(struct plan, plan_free)
 int plan_to_json(const struct plan *plan, json_t **ret);
 /* Everything the fingerprint covers: the plan without fingerprint and run_id. */
 int plan_body_json(const struct plan *plan, json_t **ret);
+/* The typed parameters of a fault, given or defaulted, in their base units. */
+json_t *plan_fault_params_json(const struct drill_fault *f);
 /* The gate outcomes: [{rule, fault, outcome, reason}]. */
 json_t *plan_decisions_json(const struct plan *plan);
 

@@ -3,6 +3,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "agent/agent-client.h"
+#include "agent/agent.h"
 #include "fault/fault.h"
 #include "probe/probe.h"
 #include "run.h"
@@ -25,6 +27,7 @@ struct runner {
         const struct plan *plan;
         const struct run_options *opt;
         struct run_result *result;
+        struct agent_client *agent;
         char run_id[PLAN_RUN_ID_MAX];
         double t0_ms, deadline_ms;
 

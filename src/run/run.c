@@ -91,6 +91,28 @@ static int preflight(const struct plan *pl, struct engine *engine, struct mh_err
         return 0;
 }
 
+static void agent_lost(void *userdata) {
+        struct runner *r = userdata;
+        runner_progress(r, "the agent died: stopping; its faults stay applied until `mayhem recover execute %s`",
+                        r->run_id);
+        runner_abort(r, "the agent died");
+}
+
+/* One agent for the run, with the roles its faults need. */
+static int start_agent(struct runner *r, struct mh_error *reterr) {
+        const char *ids[DRILL_LIST_MAX];
+        char roles[256];
+        size_t n = MIN(r->plan->n_faults, ELEMENTSOF(ids));
+        struct agent_client_options o = { .ssh_target = r->opt->agent_ssh, .roles = roles, .run_id = r->run_id,
+                                          .on_lost = agent_lost, .userdata = r };
+        for (size_t i = 0; i < n; i++)
+                ids[i] = r->plan->faults[i].src->def->id;
+        agent_roles_for(ids, n, roles, sizeof(roles));
+        for (size_t i = 0; r->opt->agent_ssh_args && r->opt->agent_ssh_args[i] && i < AGENT_SSH_ARGS_MAX - 1; i++)
+                o.ssh_args[i] = r->opt->agent_ssh_args[i];
+        return agent_client_start(&o, &r->agent, reterr);
+}
+
 static int begin(struct runner *r, struct mh_error *reterr) {
         unsigned long long start = 0;
         struct proc_identity self;
@@ -129,7 +151,7 @@ static void finish(struct runner *r) {
         res->status = r->interrupted ? RUN_STATUS_ABORTED
                       : r->failed    ? RUN_STATUS_FAILED
                                      : RUN_STATUS_COMPLETED;
-        if (res->leases_dirty && res->status == RUN_STATUS_COMPLETED)
+        if ((res->leases_dirty || res->leases_orphaned) && res->status == RUN_STATUS_COMPLETED)
                 res->status = RUN_STATUS_FAILED;
         snprintf(res->reason, sizeof(res->reason), "%s", r->reason);
         res->sources_total = o->n_sources;
@@ -190,7 +212,8 @@ int run_execute(
         if ((e = preflight(pl, opt->engine, reterr)) < 0)
                 return e;
         runner_init(&r, pl, opt, ret);
-        if ((e = begin(&r, reterr)) < 0) {
+        if ((e = start_agent(&r, reterr)) < 0 || (e = begin(&r, reterr)) < 0) {
+                agent_client_stop(r.agent);
                 runner_done(&r);
                 return e;
         }
@@ -203,6 +226,7 @@ int run_execute(
                 runner_observer_stop(&r, observer);
         if (have_signals)
                 runner_signals_stop(signals, &old_mask);
+        r.agent = agent_client_stop(r.agent); /* it holds nothing now; closing lets it exit */
         finish(&r);
         runner_done(&r);
         return 0;
@@ -214,7 +238,7 @@ void run_result_done(struct run_result *r) {
 }
 
 int run_exit_code(const struct run_result *r) {
-        if (r->leases_dirty)
+        if (r->leases_dirty || r->leases_orphaned)
                 return MH_EXIT_RECOVERY_FAILURE;
         if (r->status != RUN_STATUS_COMPLETED)
                 return MH_EXIT_EXPERIMENT_FAILURE;

@@ -41,7 +41,7 @@ struct run_result {
         enum verdict verdict;
         struct criterion_result *criteria; /* malloc()ed, n_criteria entries */
         size_t n_criteria;
-        size_t faults_injected, faults_in_force, faults_released, leases_dirty, leases_kept;
+        size_t faults_injected, faults_in_force, faults_released, leases_dirty, leases_kept, leases_orphaned;
         size_t sources_total, sources_collected;
         double wall_s;
         char reason[256]; /* why the run failed or was aborted */
@@ -51,6 +51,8 @@ struct run_options {
         struct evidence *evidence;
         struct engine *engine;
         FILE *progress; /* live step lines, or NULL */
+        const char *agent_ssh; /* NULL: a local agent; else "user@host" or "ssh://user@host[:port]" */
+        const char *const *agent_ssh_args; /* extra ssh options, NULL-terminated, or NULL */
         const char *spec_json;
 };
 
@@ -61,7 +63,7 @@ void run_result_done(struct run_result *r);
 
 /* The reference's summary ("# Run r-...", status, verdict, criteria, wall). */
 char *run_summary_markdown(const struct plan *plan, const struct run_result *r);
-/* 0 pass or no criteria, 1 criteria failed, 6 run incomplete, 7 something left dirty. */
+/* 0 pass or no criteria, 1 criteria failed, 6 run incomplete, 7 something left dirty or orphaned. */
 int run_exit_code(const struct run_result *r);
 
 const char *run_status_to_string(enum run_status s);

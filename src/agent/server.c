@@ -1,0 +1,234 @@
+#include "server-internal.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/rpc-frame.h"
+#include "agent/rpc.h"
+
+double agent_now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+void agent_log(struct agent_state *s, const char *fmt, ...) {
+        va_list ap;
+        if (!s->opt->log)
+                return;
+        pthread_mutex_lock(&s->out_lock);
+        fprintf(s->opt->log, "[agent %s] ", s->opt->agent_id);
+        va_start(ap, fmt);
+        vfprintf(s->opt->log, fmt, ap);
+        va_end(ap);
+        fputc('\n', s->opt->log);
+        fflush(s->opt->log);
+        pthread_mutex_unlock(&s->out_lock);
+}
+
+/* A dead controller makes writes fail (EPIPE, SIGPIPE ignored): the frame is dropped. */
+void agent_send(struct agent_state *s, char *line) {
+        if (!line)
+                return;
+        size_t len = strlen(line), off = 0;
+        pthread_mutex_lock(&s->out_lock);
+        while (off < len) {
+                ssize_t n = write(s->opt->out_fd, line + off, len - off);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        break;
+                off += (size_t)n;
+        }
+        pthread_mutex_unlock(&s->out_lock);
+        free(line);
+}
+
+struct job {
+        struct agent_state *s;
+        struct rpc_request req;
+        agent_method method;
+};
+
+static void run_method(struct agent_state *s, const struct rpc_request *req, agent_method m) {
+        char msg[512] = "";
+        json_t *result = NULL;
+        int code = m(s, req->params, &result, msg, sizeof(msg));
+        if (code < 0)
+                agent_send(s, rpc_error_line(req->id, code, msg, NULL));
+        else
+                agent_send(s, rpc_result_line(req->id, result));
+}
+
+static void *job_thread(void *arg) {
+        struct job *j = arg;
+        struct agent_state *s = j->s;
+        run_method(s, &j->req, j->method);
+        rpc_request_done(&j->req);
+        free(j);
+        pthread_mutex_lock(&s->lock);
+        s->inflight--;
+        pthread_cond_broadcast(&s->idle);
+        pthread_mutex_unlock(&s->lock);
+        return NULL;
+}
+
+/* Slow methods (task.execute) run on their own thread, so a ping or an
+ * extend is never stuck behind a restart; at most AGENT_INFLIGHT_MAX at once. */
+static void start_job(struct agent_state *s, struct rpc_request *req, agent_method m) {
+        struct job *j = calloc(1, sizeof(*j));
+        pthread_t t;
+        pthread_mutex_lock(&s->lock);
+        while (s->inflight >= AGENT_INFLIGHT_MAX)
+                pthread_cond_wait(&s->idle, &s->lock);
+        s->inflight++;
+        pthread_mutex_unlock(&s->lock);
+        if (j) {
+                *j = (struct job){ .s = s, .req = *req, .method = m };
+                if (pthread_create(&t, NULL, job_thread, j) == 0) {
+                        pthread_detach(t);
+                        return;
+                }
+                free(j);
+        }
+        run_method(s, req, m); /* no thread to be had: answer in line */
+        rpc_request_done(req);
+        pthread_mutex_lock(&s->lock);
+        s->inflight--;
+        pthread_cond_broadcast(&s->idle);
+        pthread_mutex_unlock(&s->lock);
+}
+
+static void handle_frame(struct agent_state *s, const char *line, size_t len) {
+        struct rpc_request req;
+        json_t *error_id = NULL;
+        char msg[512] = "";
+        bool slow = false;
+        int code = rpc_request_parse(line, len, &req, &error_id, msg, sizeof(msg));
+        if (code < 0) {
+                agent_send(s, rpc_error_line(error_id, code, msg, NULL));
+                json_decref(error_id);
+                return;
+        }
+        agent_method m = agent_method_find(req.method, &slow);
+        if (!req.id) { /* a notification: accepted and dropped */
+                rpc_request_done(&req);
+                return;
+        }
+        if (!m) {
+                snprintf(msg, sizeof(msg), "no such method: %s", req.method);
+                agent_send(s, rpc_error_line(req.id, RPC_METHOD_NOT_FOUND, msg, NULL));
+                rpc_request_done(&req);
+                return;
+        }
+        if (slow) {
+                start_job(s, &req, m);
+                return;
+        }
+        run_method(s, &req, m);
+        rpc_request_done(&req);
+}
+
+/* Leases whose TTL passed without lease.extend are undone here. */
+static double watchdog_sweep(struct agent_state *s) {
+        double now = agent_now_ms(), next = now + 1000;
+        for (size_t i = 0; i < AGENT_HELD_MAX; i++) {
+                struct agent_lease expired = { 0 };
+                bool due = false;
+                pthread_mutex_lock(&s->lock);
+                if (s->held[i].used && s->held[i].expires_ms <= now) {
+                        expired = s->held[i].lease;
+                        s->held[i].used = false;
+                        due = true;
+                } else if (s->held[i].used && s->held[i].expires_ms < next)
+                        next = s->held[i].expires_ms;
+                pthread_mutex_unlock(&s->lock);
+                if (due) {
+                        agent_compensate(s, &expired, "ttl expired without lease.extend");
+                        agent_lease_done(&expired);
+                }
+        }
+        return next;
+}
+
+/* The dead-man's switch: whatever is still held is undone before exiting. */
+static void release_all(struct agent_state *s, const char *why) {
+        pthread_mutex_lock(&s->lock);
+        while (s->inflight > 0) /* an inject in flight registers its lease first */
+                pthread_cond_wait(&s->idle, &s->lock);
+        pthread_mutex_unlock(&s->lock);
+        for (size_t i = 0; i < AGENT_HELD_MAX; i++) {
+                if (!s->held[i].used)
+                        continue;
+                agent_log(s, "stopping (%s) while holding lease %s: undoing it", why, s->held[i].lease.id);
+                s->held[i].used = false;
+                agent_compensate(s, &s->held[i].lease, why);
+                agent_lease_done(&s->held[i].lease);
+        }
+}
+
+static int signal_fd(void) {
+        sigset_t set;
+        sigemptyset(&set);
+        sigaddset(&set, SIGTERM);
+        sigaddset(&set, SIGINT);
+        sigaddset(&set, SIGHUP);
+        pthread_sigmask(SIG_BLOCK, &set, NULL);
+        return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static const char *serve_loop(struct agent_state *s, struct frame_reader *fr, int sfd) {
+        double next = agent_now_ms() + 1000;
+        for (;;) {
+                struct pollfd p[2] = { { .fd = s->opt->in_fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+                int timeout = (int)MAX(0.0, MIN(next - agent_now_ms(), 1000.0));
+                if (poll(p, sfd >= 0 ? 2 : 1, timeout) < 0 && errno != EINTR)
+                        return "poll failed";
+                if (sfd >= 0 && (p[1].revents & POLLIN))
+                        return "signal";
+                const char *line;
+                size_t len;
+                int r;
+                while ((r = frame_reader_next(fr, &line, &len)) == 1)
+                        handle_frame(s, line, len);
+                if (r == 0)
+                        return "stdin closed";
+                if (r == -EMSGSIZE)
+                        agent_send(s, rpc_error_line(json_null(), RPC_INVALID_REQUEST, "frame over 1 MiB", NULL));
+                else if (r == -EILSEQ)
+                        agent_send(s, rpc_error_line(json_null(), RPC_PARSE_ERROR, "bad json: invalid UTF-8", NULL));
+                else if (r < 0 && r != -EAGAIN)
+                        return "stdin read error";
+                next = watchdog_sweep(s);
+        }
+}
+
+int agent_serve(const struct agent_options *opt) {
+        struct agent_state *s = calloc(1, sizeof(*s));
+        if (!s)
+                return MH_EXIT_AGENT_ERROR;
+        s->opt = opt;
+        pthread_mutex_init(&s->lock, NULL);
+        pthread_mutex_init(&s->out_lock, NULL);
+        pthread_cond_init(&s->idle, NULL);
+        signal(SIGPIPE, SIG_IGN);
+        int sfd = signal_fd();
+        fcntl(opt->in_fd, F_SETFL, fcntl(opt->in_fd, F_GETFL) | O_NONBLOCK);
+        struct frame_reader *fr = frame_reader_new(opt->in_fd);
+        const char *why = fr ? serve_loop(s, fr, sfd) : "out of memory";
+        release_all(s, why);
+        frame_reader_free(fr);
+        for (size_t i = 0; i < s->n_engines; i++)
+                engine_free(s->engines[i].engine);
+        if (sfd >= 0)
+                close(sfd);
+        free(s);
+        return 0;
+}
