@@ -245,15 +245,17 @@ static int wait_reply(struct agent_client *c, struct pending *p, int timeout_ms)
         return p->done ? 0 : -EPIPE;
 }
 
+/* Hands the result over (or drops it): the slot keeps no reference. */
 static int finish(struct pending *p, const char *method, json_t **ret, struct mh_error *reterr) {
+        json_t *result = TAKE_PTR(p->result);
         if (p->code == 0) {
                 if (ret)
-                        *ret = p->result;
+                        *ret = result;
                 else
-                        json_decref(p->result);
+                        json_decref(result);
                 return 0;
         }
-        json_decref(p->result);
+        json_decref(result);
         if (p->code == RPC_SAFETY_REFUSED)
                 return mh_error_set(reterr, -EPERM, MH_EXIT_SAFETY_REFUSAL, "safety_refusal", "agent refused %s: %s",
                                     method, p->msg);

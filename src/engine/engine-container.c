@@ -83,11 +83,24 @@ void engine_add_port(
         snprintf(p->host_ip, sizeof(p->host_ip), "%s", host_ip);
 }
 
+void engine_status_normalize(struct engine_container *c) {
+        /* Podman's own state names, where its compat API lets them through (it maps
+         * some, not all, and not the same ones in inspect and list): "configured" and
+         * "initialized" are dockerd's "created" (the OCI container may exist, its
+         * process does not); "stopped" is "exited" before Podman's cleanup ran. */
+        if (streq(c->status, "configured") || streq(c->status, "initialized"))
+                snprintf(c->status, sizeof(c->status), "created");
+        else if (streq(c->status, "stopped"))
+                snprintf(c->status, sizeof(c->status), "exited");
+}
+
 void engine_flags_from_status(struct engine_container *c) {
-        /* As inspect reports them: a paused or restarting container is also running. */
+        /* As inspect reports them: a paused or restarting container is also running,
+         * and so is one Podman is stopping (dockerd says "running" until it is gone). */
         c->paused = streq(c->status, "paused");
         c->restarting = streq(c->status, "restarting");
-        c->running = c->paused || c->restarting || streq(c->status, "running");
+        c->running =
+                c->paused || c->restarting || streq(c->status, "running") || streq(c->status, "stopping");
 }
 
 int engine_set_identity(

@@ -46,6 +46,7 @@ static int parse_state(const struct ejson *j, const json_t *root, struct engine_
                 r = ejson_string(j, s, "State", "FinishedAt", true, c->finished_at, sizeof(c->finished_at));
         c->pid = (int)pid;
         c->exit_code = (int)exit_code;
+        engine_status_normalize(c);
         return r;
 }
 

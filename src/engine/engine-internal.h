@@ -22,7 +22,9 @@
 #define ENGINE_SIGNAL_MAX       16  /* "SIGWINCH" + NUL, with room */
 
 struct engine {
-        enum engine_kind kind;
+        enum engine_kind kind;   /* the socket the caller asked for */
+        enum engine_kind server; /* what answered there, from GET /version */
+        bool rootless;           /* from GET /info */
         char socket[HTTP_UNIX_SOCKET_PATH_MAX];
         char api_version[16];
         char server_version[64];
@@ -42,8 +44,12 @@ int engine_default_socket(
         enum engine_kind kind, uid_t uid, const char *docker_host, const char *xdg_runtime_dir, char *buf,
         size_t size, struct mh_error *reterr);
 
-/* engine-version.c: GET /version and the choice of API version. */
+/* engine-version.c: GET /version, the choice of API version and which
+ * engine answered (e->server). */
 int engine_negotiate_version(struct engine *e, struct mh_error *reterr);
+
+/* engine-info.c: GET /v<api>/info after the version is chosen; sets e->rootless. */
+int engine_read_info(struct engine *e, struct mh_error *reterr);
 
 /* engine-request.c */
 struct engine_call {
@@ -113,6 +119,8 @@ int engine_parse_port_key(
 void engine_add_port(
         struct engine_container *c, uint16_t container_port, const char *proto, const char *host_ip,
         uint16_t host_port);
+/* Podman's state names that differ from dockerd's become dockerd's (see engine.h). */
+void engine_status_normalize(struct engine_container *c);
 /* Sets running/paused/restarting from c->status (the list reply has no flags). */
 void engine_flags_from_status(struct engine_container *c);
 /* The engine's "/name" without the slash, and an id that is safe to send back. */

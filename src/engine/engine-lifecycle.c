@@ -87,9 +87,10 @@ int engine_container_unpause(struct engine *e, const char *id, struct mh_error *
                 e, id,
                 &(struct action){ .verb = "unpause", .query = "", .alt_status = 409, .alt_code = -EALREADY },
                 reterr);
-        /* dockerd 20.10 (older engines in general) answers "is not paused" with HTTP 500: the
-         * container's state decides, not the wording of the message. */
-        if (r == -EIO && engine_container_inspect(e, id, &c, NULL) >= 0 && !c.paused)
+        /* dockerd 20.10 (older engines in general) answers "is not paused" with HTTP 500, and
+         * Podman with HTTP 500 "container state improper" (-EBUSY here): the container's state
+         * decides, not the wording of the message. */
+        if ((r == -EIO || r == -EBUSY) && engine_container_inspect(e, id, &c, NULL) >= 0 && !c.paused)
                 r = -EALREADY;
         if (r == -EALREADY && reterr) {
                 reterr->code = r;

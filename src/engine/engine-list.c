@@ -60,6 +60,7 @@ static int parse_state(
                 r = ejson_get(j, v, where, "Labels", JSON_OBJECT, false, &labels);
         if (r >= 0 && labels)
                 r = engine_parse_labels(j, labels, where, c);
+        engine_status_normalize(c);
         engine_flags_from_status(c);
         return r;
 }

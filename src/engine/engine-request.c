@@ -84,10 +84,19 @@ static int status_errno(long status) {
         }
 }
 
-/* {"message": "..."} as Docker and Podman send it, else the body as text. */
-static void reply_message(const struct http_response *resp, char *buf, size_t size) {
+/* Podman's name for "not in a state for that" (libpod's ErrCtrStateInvalid),
+ * sent with HTTP 500 where dockerd sends 409: pausing a paused container,
+ * unpausing a running one, killing an exited one. */
+#define PODMAN_CAUSE_STATE "container state improper"
+
+/* {"message": "..."} as Docker and Podman send it, else the body as text.
+ * Podman adds {"cause": "...", "response": 500}; ret_state_improper says
+ * whether the cause is PODMAN_CAUSE_STATE. */
+static void reply_message(
+        const struct http_response *resp, char *buf, size_t size, bool *ret_state_improper) {
         _cleanup_(json_decrefp) json_t *root = json_loadb(resp->body, resp->body_len, 0, NULL);
         json_t *m = json_is_object(root) ? json_object_get(root, "message") : NULL;
+        json_t *cause = json_is_object(root) ? json_object_get(root, "cause") : NULL;
 
         if (json_is_string(m))
                 http_one_line(buf, size, json_string_value(m), json_string_length(m));
@@ -95,24 +104,28 @@ static void reply_message(const struct http_response *resp, char *buf, size_t si
                 http_one_line(buf, size, resp->body, resp->body_len);
         if (!buf[0])
                 snprintf(buf, size, "no message");
+        *ret_state_improper = json_is_string(cause) && streq(json_string_value(cause), PODMAN_CAUSE_STATE);
 }
 
 static int check_status(
         const struct engine_call *call, const struct http_response *resp, struct mh_error *reterr) {
         char msg[ENGINE_MSG_MAX];
+        bool state_improper;
         int code;
 
         if (resp->status >= 200 && resp->status < 300)
                 return 0;
         if (resp->status == call->alt_status && call->alt_code == 0)
                 return 0;
+        reply_message(resp, msg, sizeof(msg), &state_improper);
         if (resp->status == call->alt_status)
                 code = call->alt_code;
+        else if (resp->status == 500 && state_improper)
+                code = status_errno(409); /* Podman: what dockerd says with 409 */
         else if (resp->status >= 400)
                 code = status_errno(resp->status);
         else
                 code = -EPROTO;
-        reply_message(resp, msg, sizeof(msg));
         return mh_error_set(
                 reterr, code, MH_EXIT_GENERAL_FAILURE,
                 resp->status == 404 ? "engine_not_found" : "engine_error", "%s %s: %s (HTTP %ld)",

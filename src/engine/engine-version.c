@@ -78,6 +78,34 @@ static int choose(
         return 0;
 }
 
+/* Which engine answered. Podman names its first component "Podman Engine",
+ * dockerd "Engine"; Platform.Name does not tell them apart (dockerd sends
+ * "Docker Engine - Community" or, built by a distribution, ""; Podman sends
+ * "linux/amd64/debian-12"). Without Components (before API 1.35) it is dockerd. */
+static int read_server(const struct ejson *j, const json_t *root, enum engine_kind *ret) {
+        json_t *components = NULL, *c;
+        size_t i;
+
+        int r = ejson_get(j, root, NULL, "Components", JSON_ARRAY, false, &components);
+        if (r < 0)
+                return r;
+        *ret = ENGINE_DOCKER;
+        json_array_foreach(components, i, c) {
+                char where[48]; /* "Components[" + 20 digits + "]" */
+                json_t *name;
+
+                snprintf(where, sizeof(where), "Components[%zu]", i);
+                if (!json_is_object(c))
+                        return ejson_fail(j, where, NULL, "expected object, got %s", ejson_type_name(c));
+                r = ejson_get(j, c, where, "Name", JSON_STRING, false, &name);
+                if (r < 0)
+                        return r;
+                if (name && strncmp(json_string_value(name), "Podman", 6) == 0)
+                        *ret = ENGINE_PODMAN;
+        }
+        return 0;
+}
+
 int engine_negotiate_version(struct engine *e, struct mh_error *reterr) {
         _cleanup_(json_decrefp) json_t *root = NULL;
         struct engine_call call = { .method = "GET", .path = "/version", .reply_type = JSON_OBJECT };
@@ -92,6 +120,8 @@ int engine_negotiate_version(struct engine *e, struct mh_error *reterr) {
         if (r >= 0)
                 r = ejson_string(
                         &j, root, NULL, "Version", true, e->server_version, sizeof(e->server_version));
+        if (r >= 0)
+                r = read_server(&j, root, &e->server);
         if (r >= 0)
                 r = choose(e, server, server_min, &chosen, reterr);
         if (r < 0)

@@ -79,6 +79,8 @@ int engine_open(
                         sizeof(e->socket), reterr);
         if (r >= 0)
                 r = engine_negotiate_version(e, reterr);
+        if (r >= 0)
+                r = engine_read_info(e, reterr);
         if (r < 0) {
                 /* Whatever went wrong, the environment is not usable: exit 3. */
                 if (reterr)
@@ -108,4 +110,12 @@ const char *engine_server_version(const struct engine *e) {
 
 enum engine_kind engine_kind_of(const struct engine *e) {
         return e->kind;
+}
+
+const char *engine_server_name(const struct engine *e) {
+        return engine_kind_to_string(e->server);
+}
+
+bool engine_is_rootless(const struct engine *e) {
+        return e->rootless;
 }

@@ -12,7 +12,8 @@
  *   -EINVAL   a name, id or signal failed validation (nothing was sent),
  *             or the engine answered HTTP 400
  *   -ENOENT   no such container (HTTP 404)
- *   -EBUSY    the engine refused in the container's state (HTTP 409)
+ *   -EBUSY    the engine refused in the container's state (HTTP 409; Podman
+ *             answers HTTP 500 with cause "container state improper")
  *   -EACCES   HTTP 401/403
  *   -EIO      HTTP 5xx or another unexpected status
  *   -EPROTO   a malformed reply; the message names the field
@@ -21,7 +22,10 @@
  *             socket file is -ECONNREFUSED too, so -ENOENT always means "no
  *             such container"); exit class CONFIG_ERROR, id "engine_unreachable"
  *   -ETIMEDOUT the engine took too long (id "engine_timeout")
- * Engine replies become one line: "<call>: <engine message> (HTTP <status>)". */
+ * Engine replies become one line: "<call>: <engine message> (HTTP <status>)".
+ *
+ * Podman (4.x) is spoken to through the same Docker-compatible API and the same
+ * code; where its replies differ the parsers say so in a comment. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,7 +47,8 @@ struct engine;
 
 /* Connects to the engine and negotiates the API version: GET /version, then
  * min(the server's ApiVersion, 1.43); below 1.24, or below the server's
- * MinAPIVersion, is refused. socket_path NULL picks the default:
+ * MinAPIVersion, is refused. Then GET /info, for engine_is_rootless().
+ * socket_path NULL picks the default:
  *   docker  $DOCKER_HOST when it is unix://PATH (any other scheme is refused:
  *           the agent runs on the engine's host), else /var/run/docker.sock
  *   podman  /run/podman/podman.sock as root, else
@@ -56,10 +61,18 @@ int engine_open(
 struct engine *engine_free(struct engine *e);
 DEFINE_FREEP(struct engine, engine_free)
 
-const char *engine_api_version(const struct engine *e);    /* negotiated, "1.41" */
-const char *engine_socket(const struct engine *e);         /* the socket path in use */
-const char *engine_server_version(const struct engine *e); /* the engine's own version, "20.10.24" */
+const char *engine_api_version(const struct engine *e); /* negotiated, "1.41" */
+const char *engine_socket(const struct engine *e);      /* the socket path in use */
+/* The engine's own version: "20.10.24+dfsg1" (dockerd), "4.3.1" (Podman). */
+const char *engine_server_version(const struct engine *e);
+/* The kind asked for in engine_open() (which socket), not necessarily what answered. */
 enum engine_kind engine_kind_of(const struct engine *e);
+/* What answered on the socket, from GET /version's Components: "docker" or "podman". */
+const char *engine_server_name(const struct engine *e);
+/* The engine runs without root (rootless dockerd or a per-user Podman service),
+ * from GET /info: SecurityOptions holds "name=rootless" (dockerd), or Podman's
+ * own "Rootless": true. */
+bool engine_is_rootless(const struct engine *e);
 
 #define ENGINE_ID_MAX       65 /* 64 hex digits + NUL */
 #define ENGINE_NAME_MAX     256
@@ -82,8 +95,13 @@ struct engine_port {
 struct engine_container {
         char id[ENGINE_ID_MAX];
         char name[ENGINE_NAME_MAX]; /* without the leading '/' */
-        char image[256];            /* as the container was created from: "busybox:latest" */
-        char status[24];            /* created running paused restarting removing exited dead */
+        /* The image as the engine resolved it at creation: "busybox:latest" from
+         * dockerd, "localhost/busybox:latest" from Podman (it names where it came from). */
+        char image[256];
+        /* created running paused restarting removing exited dead, and from Podman
+         * also stopping (still running); Podman's stopped, configured and
+         * initialized are reported as exited, created and created. */
+        char status[24];
         bool running, paused, restarting;
         int pid; /* host pid of the main process, 0 when none */
         int exit_code;
@@ -115,7 +133,8 @@ int engine_container_list(
 
 /* signal: "SIGKILL" or "KILL" form of HUP INT QUIT ILL TRAP ABRT BUS FPE KILL
  * USR1 SEGV USR2 PIPE ALRM TERM STOP CONT TSTP WINCH; NULL means SIGKILL.
- * A container that is not running: -EBUSY. */
+ * A container that is not running: -EBUSY. (A paused one: dockerd refuses
+ * with -EBUSY, Podman kills it.) */
 int engine_container_kill(struct engine *e, const char *id, const char *signal, struct mh_error *reterr);
 /* timeout_s: 0..3600, seconds the engine waits after SIGTERM before SIGKILL.
  * Already stopped (HTTP 304) is 0. */
@@ -126,6 +145,7 @@ int engine_container_restart(struct engine *e, const char *id, int timeout_s, st
 /* Already paused or not running: -EBUSY. */
 int engine_container_pause(struct engine *e, const char *id, struct mh_error *reterr);
 /* Not paused: -EALREADY (id "engine_not_paused"), so an undo can treat it as
- * done. Newer engines say so with HTTP 409; dockerd 20.10 answers HTTP 500,
- * so after a 5xx the container is inspected and its state decides. */
+ * done. Newer engines say so with HTTP 409; dockerd 20.10 answers HTTP 500 and
+ * Podman HTTP 500 "container state improper", so after those the container
+ * is inspected and its state decides. */
 int engine_container_unpause(struct engine *e, const char *id, struct mh_error *reterr);

@@ -93,8 +93,9 @@ static int preflight(const struct plan *pl, struct engine *engine, struct mh_err
 
 static void agent_lost(void *userdata) {
         struct runner *r = userdata;
-        runner_progress(r, "the agent died: stopping; its faults stay applied until `mayhem recover execute %s`",
-                        r->run_id);
+        runner_progress(
+                r, "the agent died: stopping; its faults stay applied until `mayhem recover execute %s`",
+                r->run_id);
         runner_abort(r, "the agent died");
 }
 
@@ -103,12 +104,16 @@ static int start_agent(struct runner *r, struct mh_error *reterr) {
         const char *ids[DRILL_LIST_MAX];
         char roles[256];
         size_t n = MIN(r->plan->n_faults, ELEMENTSOF(ids));
-        struct agent_client_options o = { .ssh_target = r->opt->agent_ssh, .roles = roles, .run_id = r->run_id,
-                                          .on_lost = agent_lost, .userdata = r };
+        struct agent_client_options o = { .ssh_target = r->opt->agent_ssh,
+                                          .roles = roles,
+                                          .run_id = r->run_id,
+                                          .on_lost = agent_lost,
+                                          .userdata = r };
         for (size_t i = 0; i < n; i++)
                 ids[i] = r->plan->faults[i].src->def->id;
         agent_roles_for(ids, n, roles, sizeof(roles));
-        for (size_t i = 0; r->opt->agent_ssh_args && r->opt->agent_ssh_args[i] && i < AGENT_SSH_ARGS_MAX - 1; i++)
+        for (size_t i = 0; r->opt->agent_ssh_args && r->opt->agent_ssh_args[i] && i < AGENT_SSH_ARGS_MAX - 1;
+             i++)
                 o.ssh_args[i] = r->opt->agent_ssh_args[i];
         return agent_client_start(&o, &r->agent, reterr);
 }
@@ -212,21 +217,25 @@ int run_execute(
         if ((e = preflight(pl, opt->engine, reterr)) < 0)
                 return e;
         runner_init(&r, pl, opt, ret);
+        /* Signals are blocked before any thread exists (the agent client's
+         * reader too), so SIGINT/SIGTERM can only reach the waiter thread. */
+        bool have_signals = runner_signals_start(&r, &signals, &old_mask) >= 0;
         if ((e = start_agent(&r, reterr)) < 0 || (e = begin(&r, reterr)) < 0) {
                 agent_client_stop(r.agent);
+                if (have_signals)
+                        runner_signals_stop(signals, &old_mask);
                 runner_done(&r);
                 return e;
         }
         runner_progress(&r, "run %s started (plan %.12s)", r.run_id, pl->fingerprint);
         runner_event(&r, "run.started", json_pack("{s:s}", "fingerprint", pl->fingerprint));
-        bool have_signals = runner_signals_start(&r, &signals, &old_mask) >= 0;
         bool have_observer = runner_observer_start(&r, &observer) >= 0;
         runner_steps(&r);
         if (have_observer)
                 runner_observer_stop(&r, observer);
+        r.agent = agent_client_stop(r.agent); /* it holds nothing now; closing lets it exit */
         if (have_signals)
                 runner_signals_stop(signals, &old_mask);
-        r.agent = agent_client_stop(r.agent); /* it holds nothing now; closing lets it exit */
         finish(&r);
         runner_done(&r);
         return 0;

@@ -315,19 +315,117 @@ static const char list_shop[] =
         "  \"State\": \"exited\", \"Status\": \"Exited (0) 3 seconds ago\", \"NetworkSettings\": "
         "{\"Networks\": {}}}]";
 
+#define INFO_DOCKER                                                                                         \
+        "{\"ID\":\"OMJE:UIGM:LHZD:YXZX:FGW2:RK6E:YDAY:3DYX:LHCV:4NVX:6V7V:KFVK\",\"Containers\":0,"         \
+        "\"Driver\":\"overlay2\",\"CgroupDriver\":\"cgroupfs\",\"CgroupVersion\":\"1\","                    \
+        "\"OperatingSystem\":\"Debian GNU/Linux 12 (bookworm)\",\"NCPU\":2,\"Name\":\"vm\","                \
+        "\"ServerVersion\":\"20.10.24+dfsg1\",\"SecurityOptions\":[\"name=seccomp,profile=default\"],"      \
+        "\"Warnings\":null}"
+
+/* ---- canned replies, cut from what Podman 4.3.1's compat service sends
+ * (podman system service on Debian 12, rootful) ---- */
+
+#define VERSION_PODMAN                                                                                      \
+        "{\"Platform\":{\"Name\":\"linux/amd64/debian-12\"},\"Components\":[{\"Name\":\"Podman Engine\","   \
+        "\"Version\":\"4.3.1\",\"Details\":{\"APIVersion\":\"4.3.1\",\"Arch\":\"amd64\",\"MinAPIVersion\":" \
+        "\"4.0.0\",\"Os\":\"linux\"}},{\"Name\":\"Conmon\",\"Version\":\"conmon version 2.1.6, commit: "    \
+        "unknown\",\"Details\":{\"Package\":\"conmon_2.1.6+ds1-1_amd64\"}}],\"Version\":\"4.3.1\","         \
+        "\"ApiVersion\":\"1.41\",\"MinAPIVersion\":\"1.24\",\"GitCommit\":\"\",\"GoVersion\":\"go1.19.8\"," \
+        "\"Os\":\"linux\",\"Arch\":\"amd64\",\"BuildTime\":\"1970-01-01T00:00:00Z\"}"
+
+#define INFO_PODMAN                                                                                         \
+        "{\"ID\":\"68a1135b-2c07-48a8-9646-1b42053581a8\",\"Containers\":0,\"Driver\":\"overlay\","         \
+        "\"CgroupDriver\":\"cgroupfs\",\"OperatingSystem\":\"debian\",\"NCPU\":2,\"Name\":\"vm\","          \
+        "\"ServerVersion\":\"4.3.1\",\"SecurityOptions\":[\"name=seccomp,profile=default\"],"               \
+        "\"Warnings\":[],\"BuildahVersion\":\"1.28.2\",\"CgroupVersion\":\"1\",\"Rootless\":false}"
+
+#define PID "ffe1b53cbf44b2236d7c3a5d9fb4c6075abda787005243a0351a742b54395139"
+
+static const char inspect_podman[] =
+        "{\"Id\": \"" PID "\", \"Created\": \"2026-11-29T08:35:42.611116699Z\",\n"
+        " \"Path\": \"/demo-api\", \"Args\": [\"/demo-api\"],\n"
+        " \"State\": {\"Status\": \"running\", \"Running\": true, \"Paused\": false, \"Restarting\": "
+        "false,\n"
+        "   \"OOMKilled\": false, \"Dead\": false, \"Pid\": 28720, \"ExitCode\": 0, \"Error\": \"\",\n"
+        "   \"StartedAt\": \"2026-11-29T08:35:42.745509624Z\", \"FinishedAt\": \"0001-01-01T00:00:00Z\",\n"
+        "   \"Health\": {\"Status\": \"healthy\", \"FailingStreak\": 0, \"Log\": null}},\n"
+        " \"Image\": \"sha256:7ac9850e0ea1e0056e2b32b49d093bc5c30a3241abf778b9e408875eb5ca69ac\",\n"
+        " \"Name\": \"/demo-api\", \"RestartCount\": 0, \"Driver\": \"overlay\", \"ExecIDs\": [],\n"
+        " \"HostConfig\": {\"NetworkMode\": \"bridge\",\n"
+        "   \"PortBindings\": {\"8080/tcp\": [{\"HostIp\": \"127.0.0.1\", \"HostPort\": \"18080\"}]},\n"
+        "   \"RestartPolicy\": {\"Name\": \"\", \"MaximumRetryCount\": 0}, \"CpuShares\": 0, \"Memory\": "
+        "0,\n"
+        "   \"NanoCpus\": 0, \"CgroupParent\": \"\", \"CpuPeriod\": 0, \"CpuQuota\": 0, \"PidsLimit\": "
+        "2048,\n"
+        "   \"Ulimits\": [{\"Name\": \"RLIMIT_NOFILE\", \"Hard\": 1024, \"Soft\": 1024},\n"
+        "                 {\"Name\": \"RLIMIT_NPROC\", \"Hard\": 1024, \"Soft\": 1024}]},\n"
+        " \"Config\": {\"Hostname\": \"ffe1b53cbf44\", \"ExposedPorts\": {\"8080/tcp\": {}},\n"
+        "   \"Env\": [\"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin\"], \"Cmd\": [],\n"
+        "   \"Image\": \"localhost/mayhem-demo-api:latest\", \"Entrypoint\": [\"/demo-api\"],\n"
+        "   \"Labels\": {\"com.docker.compose.project\": \"demo\", \"com.docker.compose.service\": "
+        "\"api\",\n"
+        "              \"io.buildah.version\": \"1.28.2\"}, \"StopSignal\": \"15\"},\n"
+        " \"NetworkSettings\": {\"Bridge\": \"\",\n"
+        "   \"Ports\": {\"8080/tcp\": [{\"HostIp\": \"127.0.0.1\", \"HostPort\": \"18080\"}]},\n"
+        "   \"SandboxKey\": \"/run/netns/netns-cea20ed3-f044-d7bc-9c4a-9a05d0933250\", \"IPAddress\": "
+        "\"\",\n"
+        "   \"Networks\": {\"demo_default\": {\"Aliases\": [\"api\", \"ffe1b53cbf44\"], \"NetworkID\": "
+        "\"demo_default\",\n"
+        "       \"Gateway\": \"10.89.0.1\", \"IPAddress\": \"10.89.0.2\", \"IPPrefixLen\": 24,\n"
+        "       \"MacAddress\": \"7a:3a:b6:65:83:1a\"}}}}\n";
+
+/* Podman's list reply carries Name, Config and Platform (null) that dockerd's has not. */
+static const char list_podman[] =
+        "[{\"Id\": \"" PID
+        "\", \"Names\": [\"/demo-api\"], \"Image\": \"localhost/mayhem-demo-api:latest\",\n"
+        "  \"ImageID\": \"sha256:7ac9850e0ea1\", \"Command\": \"\", \"Created\": 1795941342,\n"
+        "  \"Ports\": [{\"IP\": \"127.0.0.1\", \"PrivatePort\": 8080, \"PublicPort\": 18080, \"Type\": "
+        "\"tcp\"}],\n"
+        "  \"Labels\": {\"com.docker.compose.project\": \"demo\", \"com.docker.compose.service\": "
+        "\"api\"},\n"
+        "  \"State\": \"running\", \"Status\": \"Up 13 seconds\",\n"
+        "  \"NetworkSettings\": {\"Networks\": {\"demo_default\": {\"IPAMConfig\": null, \"IPAddress\": "
+        "\"10.89.0.2\"}}},\n"
+        "  \"Mounts\": [], \"Name\": \"\", \"Config\": null, \"NetworkingConfig\": null, \"Platform\": "
+        "null,\n"
+        "  \"AdjustCPUShares\": false}]";
+
+/* Podman refuses in the wrong state with HTTP 500 and this cause. */
+#define PODMAN_NOT_PAUSED                                                                                   \
+        "{\"cause\":\"container state improper\",\"message\":\"\\\"" PID "\\\" is not paused, can't "       \
+        "unpause: container state improper\",\"response\":500}"
+#define PODMAN_ALREADY_PAUSED                                                                               \
+        "{\"cause\":\"container state improper\",\"message\":\"\\\"" PID "\\\" is already paused: "         \
+        "container state improper\",\"response\":500}"
+#define PODMAN_KILL_EXITED                                                                                  \
+        "{\"cause\":\"container state improper\",\"message\":\"can only kill running containers. " PID      \
+        " is in state exited: container state improper\",\"response\":500}"
+#define PODMAN_NO_SUCH                                                                                      \
+        "{\"cause\":\"no such container\",\"message\":\"no container with name or ID \\\"web\\\" found: "   \
+        "no such container\",\"response\":404}"
+
 /* ---- helpers ---- */
 
-static struct engine *open_ok(struct fake *f, const char *version_reply) {
+/* engine_open() sends GET /version, then GET /v<api>/info. */
+#define OPEN_CALLS 2
+
+static struct engine *open_with(
+        struct fake *f, enum engine_kind kind, const char *version_reply, const char *info_reply) {
         struct engine *e = NULL;
         struct mh_error err = { 0 };
 
         fake_reply(f, 200, version_reply);
-        int r = engine_open(ENGINE_DOCKER, f->path, &e, &err);
+        fake_reply(f, 200, info_reply);
+        int r = engine_open(kind, f->path, &e, &err);
         if (r < 0)
                 print_message("engine_open: %s\n", err.msg);
         assert_int_equal(r, 0);
         assert_non_null(e);
         return e;
+}
+
+static struct engine *open_ok(struct fake *f, const char *version_reply) {
+        return open_with(f, ENGINE_DOCKER, version_reply, INFO_DOCKER);
 }
 
 /* base with obj.key (key at the top with obj NULL) replaced by value, or deleted with value NULL. */
@@ -367,10 +465,13 @@ static void test_version_141(void **state) {
         assert_string_equal(engine_server_version(e), "20.10.24+dfsg1");
         assert_string_equal(engine_socket(e), f->path);
         assert_int_equal(engine_kind_of(e), ENGINE_DOCKER);
+        assert_string_equal(engine_server_name(e), "docker");
+        assert_false(engine_is_rootless(e));
         assert_string_equal(fake_request(f, 0), "GET /version");
+        assert_string_equal(fake_request(f, 1), "GET /v1.41/info");
         fake_reply(f, 200, inspect_web);
         assert_int_equal(engine_container_inspect(e, "shop-web-1", &c, NULL), 0);
-        assert_string_equal(fake_request(f, 1), "GET /v1.41/containers/shop-web-1/json");
+        assert_string_equal(fake_request(f, OPEN_CALLS), "GET /v1.41/containers/shop-web-1/json");
 }
 
 static void test_version_capped(void **state) {
@@ -379,9 +480,10 @@ static void test_version_capped(void **state) {
                 open_ok(f, "{\"Version\":\"27.1.0\",\"ApiVersion\":\"1.50\",\"MinAPIVersion\":\"1.24\"}");
 
         assert_string_equal(engine_api_version(e), "1.43");
+        assert_string_equal(fake_request(f, 1), "GET /v1.43/info");
         fake_reply(f, 204, "");
         assert_int_equal(engine_container_pause(e, "web", NULL), 0);
-        assert_string_equal(fake_request(f, 1), "POST /v1.43/containers/web/pause");
+        assert_string_equal(fake_request(f, OPEN_CALLS), "POST /v1.43/containers/web/pause");
 }
 
 static void test_version_without_min(void **state) {
@@ -479,6 +581,7 @@ static void test_unreachable_not_listening(void **state) {
 
         snprintf(path, sizeof(path), "%s/idle.sock", f->dir);
         _cleanup_close_ int fd = listening_socket(path, false);
+        assert_true(fd >= 0); /* bound, never listening */
         snprintf(
                 msg, sizeof(msg),
                 "cannot reach the Docker engine at %s: Connection refused; start it (sudo systemctl start "
@@ -572,7 +675,7 @@ static void test_inspect(void **state) {
 
         fake_reply(f, 200, inspect_web);
         assert_int_equal(engine_container_inspect(e, CID, &c, NULL), 0);
-        assert_string_equal(fake_request(f, 1), "GET /v1.41/containers/" CID "/json");
+        assert_string_equal(fake_request(f, OPEN_CALLS), "GET /v1.41/containers/" CID "/json");
         assert_string_equal(c.id, CID);
         assert_string_equal(c.name, "shop-web-1");
         assert_string_equal(c.image, "mayhem-scratch:latest");
@@ -796,8 +899,9 @@ static void test_list(void **state) {
         fake_reply(f, 200, list_shop);
         assert_int_equal(engine_container_list(e, "shop", true, &list, &n, NULL), 0);
         assert_string_equal(
-                fake_request(f, 1), "GET /v1.41/containers/json?all=1&filters="
-                                    "%7B%22label%22%3A%5B%22com.docker.compose.project%3Dshop%22%5D%7D");
+                fake_request(f, OPEN_CALLS),
+                "GET /v1.41/containers/json?all=1&filters="
+                "%7B%22label%22%3A%5B%22com.docker.compose.project%3Dshop%22%5D%7D");
         assert_int_equal(n, 2);
         assert_string_equal(list[0].id, CID);
         assert_string_equal(list[0].name, "shop-web-1");
@@ -824,7 +928,7 @@ static void test_list(void **state) {
         free(TAKE_PTR(list));
         fake_reply(f, 200, "[]");
         assert_int_equal(engine_container_list(e, NULL, false, &list, &n, NULL), 0);
-        assert_string_equal(fake_request(f, 2), "GET /v1.41/containers/json?all=0");
+        assert_string_equal(fake_request(f, OPEN_CALLS + 1), "GET /v1.41/containers/json?all=0");
         assert_int_equal(n, 0);
         assert_null(list);
 }
@@ -875,6 +979,7 @@ static void test_lifecycle(void **state) {
         _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
         static const char *const want[] = {
                 "GET /version",
+                "GET /v1.41/info",
                 "POST /v1.41/containers/web/kill?signal=SIGKILL",
                 "POST /v1.41/containers/web/kill?signal=SIGTERM",
                 "POST /v1.41/containers/web/kill?signal=SIGHUP",
@@ -937,7 +1042,7 @@ static void test_unpause_500(void **state) {
         fake_reply(f, 200, inspect_web);
         int r = engine_container_unpause(e, "web", &err);
         expect_error(&err, r, -EALREADY, "engine_not_paused", "is not paused (HTTP 500)");
-        assert_string_equal(fake_request(f, 2), "GET /v1.41/containers/web/json");
+        assert_string_equal(fake_request(f, OPEN_CALLS + 1), "GET /v1.41/containers/web/json");
 
         fake_reset(f);
         fake_reply(f, 500, "{\"message\":\"cgroup freezer: device busy\"}");
@@ -949,7 +1054,7 @@ static void test_unpause_500(void **state) {
         fake_reply(f, 404, "{\"message\":\"No such container: web\"}");
         r = engine_container_unpause(e, "web", &err);
         expect_error(&err, r, -ENOENT, "engine_not_found", "No such container: web (HTTP 404)");
-        assert_int_equal(fake_count(f), 6);
+        assert_int_equal(fake_count(f), OPEN_CALLS + 5);
 }
 
 static void test_rejected_before_sending(void **state) {
@@ -994,8 +1099,8 @@ static void test_rejected_before_sending(void **state) {
         assert_int_equal(engine_container_restart(e, "web", 3601, &err), -EINVAL);
         assert_string_equal(err.msg, "restart timeout 3601 s is outside 0..3600");
         assert_null(list);
-        /* Only engine_open's GET /version reached the engine. */
-        assert_int_equal(fake_count(f), 1);
+        /* Only engine_open's GET /version and GET /info reached the engine. */
+        assert_int_equal(fake_count(f), OPEN_CALLS);
 }
 
 /* ---- several threads through one engine ---- */
@@ -1033,7 +1138,269 @@ static void test_threads(void **state) {
                 pthread_join(t[i], NULL);
                 assert_int_equal(w[i].failures, 0);
         }
-        assert_int_equal(fake_count(f), 1 + THREADS * CALLS_EACH);
+        assert_int_equal(fake_count(f), OPEN_CALLS + THREADS * CALLS_EACH);
+}
+
+/* ---- which engine answered, and as whom ---- */
+
+static void test_server_name(void **state) {
+        static const struct {
+                const char *version;
+                const char *want;
+        } cases[] = {
+                { VERSION_141, "docker" }, /* dockerd 20.10 as Debian builds it: Platform.Name "" */
+                { "{\"Platform\":{\"Name\":\"Docker Engine - "
+                  "Community\"},\"Components\":[{\"Name\":\"Engine\","
+                  "\"Version\":\"24.0.7\"},{\"Name\":\"containerd\"}],\"Version\":\"24.0.7\","
+                  "\"ApiVersion\":\"1.43\",\"MinAPIVersion\":\"1.12\"}",
+                  "docker" },
+                { "{\"Version\":\"1.13.1\",\"ApiVersion\":\"1.26\"}", "docker" }, /* before Components */
+                { VERSION_PODMAN, "podman" },
+                { "{\"Components\":[{\"Name\":\"Conmon\"},{\"Name\":\"Podman "
+                  "Engine\"}],\"Version\":\"5.0.0\","
+                  "\"ApiVersion\":\"1.41\"}",
+                  "podman" },
+                { "{\"Components\":[{\"Version\":\"1\"}, {\"Name\":null}],\"Version\":\"1\","
+                  "\"ApiVersion\":\"1.41\"}",
+                  "docker" },
+        };
+        struct fake *f = *state;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                fake_reset(f);
+                _cleanup_(engine_freep) struct engine *e = open_ok(f, cases[i].version);
+                assert_string_equal(engine_server_name(e), cases[i].want);
+                assert_int_equal(engine_kind_of(e), ENGINE_DOCKER); /* the socket asked for */
+        }
+}
+
+static void test_version_podman(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_with(f, ENGINE_PODMAN, VERSION_PODMAN, INFO_PODMAN);
+
+        assert_string_equal(engine_api_version(e), "1.41");
+        assert_string_equal(engine_server_version(e), "4.3.1");
+        assert_string_equal(engine_server_name(e), "podman");
+        assert_int_equal(engine_kind_of(e), ENGINE_PODMAN);
+        assert_false(engine_is_rootless(e));
+        assert_string_equal(fake_request(f, 0), "GET /version");
+        assert_string_equal(fake_request(f, 1), "GET /v1.41/info");
+}
+
+static void test_rootless(void **state) {
+        static const struct {
+                const char *info;
+                bool want;
+        } cases[] = {
+                { INFO_DOCKER, false },
+                { INFO_PODMAN, false },
+                /* rootless dockerd */
+                { "{\"SecurityOptions\":[\"name=seccomp,profile=default\",\"name=rootless\",\"name="
+                  "cgroupns\"]}",
+                  true },
+                { "{\"SecurityOptions\":[\"name=rootless,foo=bar\"]}", true },
+                { "{\"SecurityOptions\":[\"name=rootlessish\",\"xname=rootless\"]}", false },
+                /* a per-user Podman service */
+                { "{\"SecurityOptions\":[\"name=seccomp,profile=default\"],\"Rootless\":true}", true },
+                { "{\"SecurityOptions\":null,\"Rootless\":null}", false },
+                { "{}", false },
+        };
+        struct fake *f = *state;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                fake_reset(f);
+                _cleanup_(engine_freep) struct engine *e =
+                        open_with(f, ENGINE_PODMAN, VERSION_PODMAN, cases[i].info);
+                assert_int_equal(engine_is_rootless(e), cases[i].want);
+        }
+}
+
+static void test_info_refused(void **state) {
+        static const struct {
+                int status;
+                const char *version, *info;
+                int code;
+                const char *id, *msg;
+        } cases[] = {
+                { 200, VERSION_141, "{\"SecurityOptions\":\"name=rootless\"}", -EPROTO, "engine_bad_reply",
+                  "malformed engine reply to /v1.41/info: SecurityOptions: expected array, got string" },
+                { 200, VERSION_141, "{\"SecurityOptions\":[\"name=seccomp\", 7]}", -EPROTO,
+                  "engine_bad_reply", "/v1.41/info: SecurityOptions[1]: expected string, got integer" },
+                { 200, VERSION_PODMAN, "{\"Rootless\":\"false\"}", -EPROTO, "engine_bad_reply",
+                  "/v1.41/info: Rootless: expected boolean, got string" },
+                { 200, VERSION_141, "[]", -EPROTO, "engine_bad_reply",
+                  "/v1.41/info: expected object, got array" },
+                { 500, VERSION_141, "{\"message\":\"loading the storage driver\"}", -EIO, "engine_error",
+                  "GET /v1.41/info: loading the storage driver (HTTP 500)" },
+                { 200, "{\"Components\":\"Podman Engine\",\"Version\":\"1\",\"ApiVersion\":\"1.41\"}",
+                  INFO_PODMAN, -EPROTO, "engine_bad_reply",
+                  "/version: Components: expected array, got string" },
+                { 200, "{\"Components\":[\"Podman Engine\"],\"Version\":\"1\",\"ApiVersion\":\"1.41\"}",
+                  INFO_PODMAN, -EPROTO, "engine_bad_reply",
+                  "/version: Components[0]: expected object, got string" },
+                { 200, "{\"Components\":[{\"Name\":4}],\"Version\":\"1\",\"ApiVersion\":\"1.41\"}",
+                  INFO_PODMAN, -EPROTO, "engine_bad_reply",
+                  "/version: Components[0].Name: expected string, got integer" },
+        };
+        struct fake *f = *state;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct engine *e = NULL;
+                struct mh_error err = { 0 };
+
+                fake_reset(f);
+                fake_reply(f, 200, cases[i].version);
+                fake_reply(f, cases[i].status, cases[i].info);
+                int r = engine_open(ENGINE_PODMAN, f->path, &e, &err);
+                expect_error(&err, r, cases[i].code, cases[i].id, cases[i].msg);
+                assert_int_equal(err.exit, MH_EXIT_CONFIG_ERROR);
+                assert_null(e);
+        }
+}
+
+/* ---- Podman's replies ---- */
+
+static void test_inspect_podman(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_with(f, ENGINE_PODMAN, VERSION_PODMAN, INFO_PODMAN);
+        struct engine_container c;
+
+        fake_reply(f, 200, inspect_podman);
+        assert_int_equal(engine_container_inspect(e, "demo-api", &c, NULL), 0);
+        assert_string_equal(fake_request(f, OPEN_CALLS), "GET /v1.41/containers/demo-api/json");
+        assert_string_equal(c.id, PID);
+        assert_string_equal(c.name, "demo-api");
+        assert_string_equal(c.image, "localhost/mayhem-demo-api:latest");
+        assert_string_equal(c.status, "running");
+        assert_true(c.running && !c.paused && !c.restarting);
+        assert_int_equal(c.pid, 28720);
+        assert_string_equal(c.started_at, "2026-11-29T08:35:42.745509624Z");
+        assert_string_equal(c.finished_at, "0001-01-01T00:00:00Z");
+        assert_string_equal(c.compose_project, "demo");
+        assert_string_equal(c.compose_service, "api");
+        assert_string_equal(c.restart_policy, "");
+        assert_int_equal(c.nano_cpus, 0);
+        assert_int_equal(c.n_networks, 1);
+        assert_string_equal(c.networks[0].name, "demo_default");
+        assert_string_equal(c.networks[0].ip, "10.89.0.2");
+        assert_int_equal(c.n_ports, 1);
+        assert_int_equal(c.ports[0].container_port, 8080);
+        assert_string_equal(c.ports[0].host_ip, "127.0.0.1");
+        assert_int_equal(c.ports[0].host_port, 18080);
+}
+
+/* Podman's own state names, where they get through its compat layer. */
+static void test_podman_states(void **state) {
+        static const struct {
+                const char *engine, *want;
+                bool running;
+        } cases[] = {
+                { "stopped", "exited", false },      { "configured", "created", false },
+                { "initialized", "created", false }, { "stopping", "stopping", true },
+                { "exited", "exited", false },       { "removing", "removing", false },
+        };
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_with(f, ENGINE_PODMAN, VERSION_PODMAN, INFO_PODMAN);
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                _cleanup_free_ struct engine_container *list = NULL;
+                struct engine_container c;
+                size_t n = 0;
+
+                /* inspect keeps the engine's flags, only the name changes */
+                _cleanup_free_ char *inspect =
+                        mutated(inspect_podman, "State", "Status", json_string(cases[i].engine));
+                fake_reset(f);
+                fake_reply(f, 200, inspect);
+                assert_int_equal(engine_container_inspect(e, "demo-api", &c, NULL), 0);
+                assert_string_equal(c.status, cases[i].want);
+
+                json_t *root = json_loads(list_podman, 0, NULL);
+                assert_non_null(root);
+                json_object_set_new(json_array_get(root, 0), "State", json_string(cases[i].engine));
+                _cleanup_free_ char *body = json_dumps(root, 0);
+                json_decref(root);
+                fake_reset(f);
+                fake_reply(f, 200, body);
+                assert_int_equal(engine_container_list(e, "demo", true, &list, &n, NULL), 0);
+                assert_int_equal(n, 1);
+                assert_string_equal(list[0].status, cases[i].want);
+                assert_int_equal(list[0].running, cases[i].running);
+                assert_false(list[0].paused);
+        }
+}
+
+static void test_list_podman(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_with(f, ENGINE_PODMAN, VERSION_PODMAN, INFO_PODMAN);
+        _cleanup_free_ struct engine_container *list = NULL;
+        size_t n = 0;
+
+        fake_reply(f, 200, list_podman);
+        assert_int_equal(engine_container_list(e, "demo", true, &list, &n, NULL), 0);
+        assert_int_equal(n, 1);
+        assert_string_equal(list[0].name, "demo-api");
+        assert_string_equal(list[0].image, "localhost/mayhem-demo-api:latest");
+        assert_true(list[0].running);
+        assert_string_equal(list[0].compose_service, "api");
+        assert_int_equal(list[0].n_ports, 1);
+        assert_int_equal(list[0].ports[0].host_port, 18080);
+        assert_string_equal(list[0].networks[0].name, "demo_default");
+}
+
+/* Podman answers "wrong state" with HTTP 500 and cause "container state
+ * improper"; the client reports what dockerd's 409 means. */
+static void test_podman_state_improper(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_with(f, ENGINE_PODMAN, VERSION_PODMAN, INFO_PODMAN);
+        _cleanup_free_ char *paused = mutated(inspect_podman, "State", "Paused", json_true());
+        struct mh_error err = { 0 };
+
+        fake_reset(f);
+        fake_reply(f, 500, PODMAN_ALREADY_PAUSED);
+        int r = engine_container_pause(e, "demo-api", &err);
+        expect_error(
+                &err, r, -EBUSY, "engine_error", "is already paused: container state improper (HTTP 500)");
+
+        fake_reset(f);
+        fake_reply(f, 500, PODMAN_KILL_EXITED);
+        r = engine_container_kill(e, "demo-api", NULL, &err);
+        expect_error(&err, r, -EBUSY, "engine_error", "can only kill running containers");
+
+        /* not paused: the container's state decides, as after dockerd 20.10's 500 */
+        fake_reset(f);
+        fake_reply(f, 500, PODMAN_NOT_PAUSED);
+        fake_reply(f, 200, inspect_podman);
+        r = engine_container_unpause(e, "demo-api", &err);
+        expect_error(&err, r, -EALREADY, "engine_not_paused", "is not paused, can't unpause");
+        assert_string_equal(fake_request(f, OPEN_CALLS + 3), "GET /v1.41/containers/demo-api/json");
+
+        /* ... and a paused one stays a refusal */
+        fake_reset(f);
+        fake_reply(f, 500, PODMAN_NOT_PAUSED);
+        fake_reply(f, 200, paused);
+        r = engine_container_unpause(e, "demo-api", &err);
+        expect_error(&err, r, -EBUSY, "engine_error", "(HTTP 500)");
+
+        /* another cause, or none, is a server error */
+        fake_reset(f);
+        fake_reply(f, 500, "{\"cause\":\"container state improperly\",\"message\":\"x\",\"response\":500}");
+        r = engine_container_pause(e, "demo-api", &err);
+        expect_error(&err, r, -EIO, "engine_error", "x (HTTP 500)");
+        fake_reset(f);
+        fake_reply(f, 500, "{\"cause\":7,\"message\":\"y\"}");
+        r = engine_container_pause(e, "demo-api", &err);
+        expect_error(&err, r, -EIO, "engine_error", "y (HTTP 500)");
+
+        /* the cause only matters with 500 */
+        fake_reset(f);
+        fake_reply(f, 404, PODMAN_NO_SUCH);
+        r = engine_container_pause(e, "web", &err);
+        expect_error(
+                &err, r, -ENOENT, "engine_not_found",
+                "POST /v1.41/containers/web/pause: no container with name or ID \"web\" found: no such "
+                "container "
+                "(HTTP 404)");
 }
 
 /* ---- the HTTP seam on its own ---- */
@@ -1086,7 +1453,7 @@ static void test_http_ignores_proxy_env(void **state) {
         for (size_t i = 0; i < ELEMENTSOF(vars); i++)
                 assert_int_equal(unsetenv(vars[i]), 0);
         assert_int_equal(r, 0);
-        assert_int_equal(fake_count(f), 1);
+        assert_int_equal(fake_count(f), OPEN_CALLS);
         engine_free(e);
 }
 
@@ -1181,6 +1548,14 @@ int main(void) {
                 T(test_unpause_500),
                 T(test_rejected_before_sending),
                 T(test_threads),
+                T(test_server_name),
+                T(test_version_podman),
+                T(test_rootless),
+                T(test_info_refused),
+                T(test_inspect_podman),
+                T(test_podman_states),
+                T(test_list_podman),
+                T(test_podman_state_improper),
                 T(test_http_post),
                 T(test_http_ignores_proxy_env),
                 T(test_http_truncated),

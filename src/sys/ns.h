@@ -1,0 +1,97 @@
+#pragma once
+
+/* Running our own code inside another process's namespaces (shared/STYLE.md,
+ * "Namespaces, processes, fds"): the caller never calls setns(); a forked,
+ * short-lived child enters the target's namespaces, runs a function there and
+ * reports back over a socketpair. Sockets the function opens (netlink, nft)
+ * belong to the target's network namespace, which is the point. */
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "basic/error.h"
+#include "sys/process.h"
+
+/* Names as in /proc/PID/ns. */
+enum ns_kind {
+        NS_NET,
+        NS_MNT,
+        NS_PID,
+        NS_UTS,
+        NS_IPC,
+        NS_CGROUP,
+        _NS_KIND_MAX,
+};
+
+#define NS_BIT(k)     (1u << (k))
+#define NS_ALL_MASK   ((1u << _NS_KIND_MAX) - 1)
+#define NS_RESULT_MAX 4096
+
+/* "net", "mnt", ...; NULL for a value out of range. */
+const char *ns_kind_to_string(enum ns_kind k);
+/* -EINVAL for an unknown name. */
+int ns_kind_from_string(const char *s);
+
+/* Runs in the child. out holds *out_len bytes (NS_RESULT_MAX on entry); set
+ * *out_len to what was written. The return value is handed to the caller as is. */
+typedef int (*ns_fn)(void *arg, char *out, size_t *out_len);
+
+/* Forks a child that enters the namespaces of id named by ns_mask (NS_BIT()s)
+ * and calls fn(arg, out, &out_len) there; the parent never calls setns().
+ *
+ * How the namespaces are entered: the parent opens a pidfd for id with the
+ * start-time check, then the child calls setns(pidfd, CLONE_NEW*) (Linux >=
+ * 5.8, all namespaces at once). On older kernels it falls back to
+ * /proc/PID/ns/<kind>, opened relative to a /proc/PID directory fd that the
+ * parent opened *after* the pidfd check and re-verified against the pidfd, so a
+ * recycled pid can never hand us someone else's namespaces.
+ *
+ * The child has PR_SET_PDEATHSIG(SIGKILL) (and checks that the parent did not
+ * die before it was set). The death signal follows the parent *thread*: call
+ * ns_run() from a thread that outlives the call (any thread does, since the
+ * call waits). The child _exit()s and never returns into the caller's code.
+ *
+ * NS_PID: setns() into a pid namespace changes the namespace of the child's
+ * future *children* only; fn itself keeps its pid. An fn that needs to be
+ * inside the target's pid namespace forks once more (and reaps what it forks:
+ * a timeout kills the direct child only).
+ * NS_MNT: the child's root and cwd become the target's; /proc is then the
+ * target's /proc, if it has one.
+ *
+ * fn runs in a forked copy of the caller: in a multi-threaded caller it must
+ * not take locks other threads may have held at fork time (glibc's malloc is
+ * safe; stdio streams are not guaranteed to be).
+ *
+ * id may be NULL only with ns_mask 0 (fn runs in a plain child, e.g. to
+ * unshare() something throwaway). ret_out, when not NULL, must have room for
+ * NS_RESULT_MAX bytes; *ret_len gets the byte count. timeout_ms (> 0) bounds
+ * the whole call: past it the child is killed and reaped and the call fails
+ * with -ETIMEDOUT.
+ *
+ * Returns 0 when fn ran (its return value in *ret_fn_result, whatever its
+ * sign); -ESRCH when the target is gone (or its pid recycled); -EPERM/-EINVAL
+ * from setns(); -ECHILD when the child died without answering (fn crashed);
+ * -ETIMEDOUT; -EPROTO when fn reported more than NS_RESULT_MAX bytes. */
+int ns_run(
+        const struct proc_identity *id, unsigned ns_mask, ns_fn fn, void *arg, int timeout_ms, char *ret_out,
+        size_t *ret_len, int *ret_fn_result, struct mh_error *reterr);
+
+/* Like ns_fn, and fn may hand one file descriptor back to the caller by setting
+ * *ret_fd (initially -1): it is passed with SCM_RIGHTS and arrives in the
+ * caller O_CLOEXEC. This is how a socket opened inside the target's network
+ * namespace (e.g. an nft owner table's netlink socket, see sys/nft.h) outlives
+ * the child. */
+typedef int (*ns_fd_fn)(void *arg, char *out, size_t *out_len, int *ret_fd);
+
+/* ns_run() for an ns_fd_fn: *ret_fd gets the passed descriptor, or -EBADF when
+ * fn passed none. ret_fd may be NULL (a passed descriptor is then closed). */
+int ns_run_fd(
+        const struct proc_identity *id, unsigned ns_mask, ns_fd_fn fn, void *arg, int timeout_ms,
+        char *ret_out, size_t *ret_len, int *ret_fn_result, int *ret_fd, struct mh_error *reterr);
+
+/* The inode of /proc/PID/ns/<kind>, checked against id's start time (to record
+ * a namespace identity in a lease). -ESRCH when the process is gone. Two
+ * processes share a namespace when the inodes are equal (nsfs has a single
+ * device). */
+int ns_inode(
+        const struct proc_identity *id, enum ns_kind kind, uint64_t *ret_inode, struct mh_error *reterr);

@@ -1,0 +1,249 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "demo-harness.h"
+#include "engine/engine.h"
+
+/* Nothing mayhem does may outlive it by accident. 20 times the controller is
+ * SIGKILLed at a random moment of a drill that holds container.pause and
+ * proc.pause on two containers: within 2 s its agent must have undone both,
+ * and `mayhem janitor --execute` must leave the journal agreeing. Then 20
+ * times the agent is SIGKILLed instead: the controller stops with exit 7 and
+ * `mayhem recover execute` must repair it. After every round: zero residue. */
+
+#define ROUNDS      20
+#define UNDO_WITHIN 2000.0
+#define WORKER      "mayhem-crash-worker"
+#define DRILL       "tests/data/drills/crash.yaml"
+#define COMPOSE     "tests/data/compose/crash/compose.yaml"
+
+static struct demo demo;
+static unsigned seed;
+static double worst_undo_ms;
+
+static double now_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void sleep_ms(double ms) {
+        long long ns = (long long)(ms * 1e6);
+        struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000LL), .tv_nsec = (long)(ns % 1000000000LL) };
+        nanosleep(&ts, NULL);
+}
+
+static bool inspect(const char *name, struct engine_container *c) {
+        struct engine *e = NULL;
+        bool ok = engine_open(ENGINE_DOCKER, NULL, &e, NULL) >= 0 &&
+                  engine_container_inspect(e, name, c, NULL) >= 0;
+        engine_free(e);
+        return ok;
+}
+
+/* /proc/PID/stat: the state letter and the parent pid; false when gone. */
+static bool proc_stat(int pid, char *state, int *ppid) {
+        char path[64], buf[512];
+        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+        if (fd >= 0)
+                close(fd);
+        if (n <= 0)
+                return false;
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')');
+        return p && sscanf(p + 2, "%c %d", state, ppid) == 2;
+}
+
+static bool comm_is(int pid, const char *name) {
+        char path[64], comm[32] = "";
+        snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd < 0 ? -1 : read(fd, comm, sizeof(comm) - 1);
+        if (fd >= 0)
+                close(fd);
+        if (n <= 0)
+                return false;
+        comm[strcspn(comm, "\n")] = '\0';
+        return strcmp(comm, name) == 0;
+}
+
+/* mayhem-agent processes, all of them or the children of parent (> 0). */
+static int agents(int parent, int *ret_pid) {
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        int n = 0;
+        while (d && (de = readdir(d))) {
+                int pid = (int)strtol(de->d_name, NULL, 10), ppid = 0;
+                char state;
+                if (pid <= 0 || !comm_is(pid, "mayhem-agent") || !proc_stat(pid, &state, &ppid) ||
+                    state == 'Z')
+                        continue;
+                if (parent > 0 && ppid != parent)
+                        continue;
+                n++;
+                if (ret_pid)
+                        *ret_pid = pid;
+        }
+        if (d)
+                closedir(d);
+        return n;
+}
+
+/* Both targets back: the API running and unpaused, the worker's main process not stopped. */
+static bool restored(char *why, size_t size) {
+        struct engine_container api, worker;
+        char state = '-';
+        int ppid;
+        if (!inspect("demo-api", &api) || !inspect(WORKER, &worker))
+                return snprintf(why, size, "inspect failed"), false;
+        if (!api.running || api.paused)
+                return snprintf(why, size, "demo-api is %s", api.status), false;
+        if (!worker.running || (proc_stat(worker.pid, &state, &ppid) && (state == 'T' || state == 't')))
+                return snprintf(why, size, "worker %s, main process state %c", worker.status, state), false;
+        return true;
+}
+
+static void assert_no_residue(void) {
+        char why[256] = "";
+        if (!restored(why, sizeof(why)))
+                fail_msg("residue: %s", why);
+        double until = now_ms() + 5000;
+        while (agents(0, NULL) > 0 && now_ms() < until)
+                sleep_ms(20);
+        assert_int_equal(agents(0, NULL), 0);
+        json_t *open = INSPECT(&demo, "leases");
+        if (json_array_size(open) != 0) {
+                char *text = json_dumps(open, 0);
+                fail_msg("open leases left: %s", text);
+        }
+        json_decref(open);
+}
+
+static pid_t start_drill(void) {
+        pid_t pid = demo_mayhem_spawn(
+                &demo, (const char *const[]){ "run", DRILL, "-c", COMPOSE, "--execute", NULL });
+        assert_true(pid > 0);
+        return pid;
+}
+
+static double random_ms(double lo, double hi) {
+        return lo + (hi - lo) * (double)rand_r(&seed) / RAND_MAX;
+}
+
+static void one_controller_kill(int round) {
+        demo_fresh_db(&demo);
+        pid_t pid = start_drill();
+        double delay = random_ms(0, 3000);
+        sleep_ms(delay);
+        kill(pid, SIGKILL);
+        double t0 = now_ms();
+        waitpid(pid, NULL, 0);
+        char why[256] = "";
+        while (!restored(why, sizeof(why)) && now_ms() - t0 < UNDO_WITHIN)
+                sleep_ms(10);
+        double took = now_ms() - t0;
+        if (took >= UNDO_WITHIN)
+                fail_msg("round %d (killed after %.0f ms): not undone within 2 s: %s", round, delay, why);
+        worst_undo_ms = took > worst_undo_ms ? took : worst_undo_ms;
+        struct cmd_result r = MAYHEM(&demo, "janitor", "--execute");
+        if (r.exit != 0)
+                fail_msg("round %d: janitor exit %d: %s%s", round, r.exit, r.out, r.err);
+        cmd_result_done(&r);
+        assert_no_residue();
+}
+
+static void test_controller_sigkill(void **state) {
+        for (int i = 0; i < ROUNDS; i++)
+                one_controller_kill(i);
+        print_message(
+                "controller SIGKILLed %d times: everything undone by the agent within %.0f ms at worst\n",
+                ROUNDS, worst_undo_ms);
+}
+
+static const char *latest_run(char *buf, size_t size) {
+        json_t *runs = INSPECT(&demo, "runs");
+        snprintf(buf, size, "%s", json_string_value(json_object_get(json_array_get(runs, 0), "id")));
+        json_decref(runs);
+        return buf;
+}
+
+static void one_agent_kill(int round) {
+        char run_id[160];
+        int agent = 0, status = 0;
+        demo_fresh_db(&demo);
+        pid_t pid = start_drill();
+        double until = now_ms() + 5000;
+        while (agents(pid, &agent) == 0 && now_ms() < until)
+                sleep_ms(5);
+        assert_true(agent > 0);
+        sleep_ms(random_ms(0, 2500));
+        kill(agent, SIGKILL);
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        if (code != 7 && code != 0) /* 0: the drill had already ended */
+                fail_msg("round %d: controller exit %d after its agent died", round, code);
+        struct cmd_result r = MAYHEM(&demo, "recover", "execute", latest_run(run_id, sizeof(run_id)));
+        if (r.exit != 0)
+                fail_msg("round %d: recover exit %d: %s%s", round, r.exit, r.out, r.err);
+        cmd_result_done(&r);
+        assert_no_residue();
+}
+
+static void test_agent_sigkill(void **state) {
+        for (int i = 0; i < ROUNDS; i++)
+                one_agent_kill(i);
+}
+
+static bool start_worker(void) {
+        struct cmd_result r = run_command(
+                NULL, (const char *const[]){ "docker", "run", "-d", "--name", WORKER, "--label",
+                                             "com.docker.compose.project=crash", "--label",
+                                             "com.docker.compose.service=worker",
+                                             "mayhem-test-busybox:latest", NULL });
+        bool ok = r.exit == 0;
+        if (!ok)
+                fprintf(stderr, "docker run %s: %s", WORKER, r.err);
+        cmd_result_done(&r);
+        return ok;
+}
+
+static void remove_worker(void) {
+        struct cmd_result r = run_command(NULL, (const char *const[]){ "docker", "rm", "-f", WORKER, NULL });
+        cmd_result_done(&r);
+}
+
+int main(void) {
+        int r = demo_up(&demo);
+        if (r == 77)
+                return 77;
+        remove_worker();
+        if (r < 0 || !start_worker()) {
+                demo_down(&demo);
+                return 1;
+        }
+        seed = (unsigned)time(NULL);
+        printf("crash test seed %u\n", seed);
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_controller_sigkill),
+                cmocka_unit_test(test_agent_sigkill),
+        };
+        int failed = cmocka_run_group_tests(tests, NULL, NULL);
+        remove_worker();
+        demo_down(&demo);
+        return failed;
+}

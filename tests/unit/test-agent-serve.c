@@ -1,0 +1,207 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+/* The real mayhem-agent binary over its stdin/stdout, as the controller
+ * talks to it: every malformed or refused request gets the right error code,
+ * and nothing is touched. No engine is needed: a refused or malformed request
+ * never reaches one. */
+
+struct agent {
+        pid_t pid;
+        int to, from;
+        char buf[1 << 16];
+        size_t len;
+};
+
+static struct agent start(const char *roles) {
+        int in[2], out[2];
+        struct agent a = { 0 };
+        assert_int_equal(pipe2(in, O_CLOEXEC), 0);
+        assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+        a.pid = fork();
+        if (a.pid == 0) {
+                dup2(in[0], 0);
+                dup2(out[1], 1);
+                int null = open("/dev/null", O_WRONLY);
+                dup2(null, 2);
+                const char *bin = getenv("MAYHEM_AGENT_BIN");
+                execl(bin, bin, "serve", "--roles", roles, (char *)NULL);
+                _exit(127);
+        }
+        close(in[0]);
+        close(out[1]);
+        a.to = in[1];
+        a.from = out[0];
+        return a;
+}
+
+static void send_raw(struct agent *a, const void *data, size_t len) {
+        const char *p = data;
+        while (len > 0) {
+                ssize_t n = write(a->to, p, len);
+                assert_true(n > 0);
+                p += n;
+                len -= (size_t)n;
+        }
+}
+
+/* The next reply line, parsed; NULL when none comes within 5 s. */
+static json_t *reply(struct agent *a) {
+        for (;;) {
+                char *nl = memchr(a->buf, '\n', a->len);
+                if (nl) {
+                        json_t *j = json_loadb(a->buf, (size_t)(nl - a->buf), 0, NULL);
+                        a->len -= (size_t)(nl - a->buf) + 1;
+                        memmove(a->buf, nl + 1, a->len);
+                        return j;
+                }
+                struct pollfd p = { .fd = a->from, .events = POLLIN };
+                if (poll(&p, 1, 5000) <= 0)
+                        return NULL;
+                ssize_t n = read(a->from, a->buf + a->len, sizeof(a->buf) - a->len);
+                if (n <= 0)
+                        return NULL;
+                a->len += (size_t)n;
+        }
+}
+
+static json_t *ask(struct agent *a, const char *line) {
+        send_raw(a, line, strlen(line));
+        send_raw(a, "\n", 1);
+        return reply(a);
+}
+
+static int stop(struct agent *a) {
+        int status = 0;
+        close(a->to);
+        waitpid(a->pid, &status, 0);
+        close(a->from);
+        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void assert_error(json_t *r, int code, const char *message_part) {
+        json_t *e = json_object_get(r, "error");
+        if (!e || json_integer_value(json_object_get(e, "code")) != code ||
+            !strstr(json_string_value(json_object_get(e, "message")), message_part)) {
+                char *text = json_dumps(r, 0);
+                fail_msg("expected error %d '%s', got %s", code, message_part, text ? text : "(none)");
+        }
+        json_decref(r);
+}
+
+#define CTX "\"run_id\":\"r-t\",\"agent_id\":\"ctl\""
+
+static void test_handshake_and_ping(void **state) {
+        struct agent a = start("proc,container");
+        json_t *r = ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"handshake\",\"params\":{" CTX "}}");
+        json_t *res = json_object_get(r, "result");
+        assert_int_equal(json_integer_value(json_object_get(r, "id")), 1);
+        assert_string_equal(json_string_value(json_object_get(res, "protocol")), "mayhem/1");
+        assert_int_equal(json_array_size(json_object_get(res, "roles")), 2);
+        json_decref(r);
+        r = ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":\"p\",\"method\":\"health.ping\",\"params\":{" CTX "}}");
+        assert_true(json_is_true(json_object_get(json_object_get(r, "result"), "pong")));
+        assert_int_equal(
+                json_integer_value(json_object_get(json_object_get(r, "result"), "owned_leases")), 0);
+        json_decref(r);
+        r = ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"capabilities.query\",\"params\":{" CTX "}}");
+        char *faults = json_dumps(json_object_get(json_object_get(r, "result"), "faults"), JSON_COMPACT);
+        assert_non_null(strstr(faults, "\"container.pause\""));
+        assert_non_null(strstr(faults, "\"proc.pause\""));
+        assert_null(strstr(faults, "cpu."));
+        free(faults);
+        json_decref(r);
+        assert_int_equal(stop(&a), 0);
+}
+
+static void test_malformed_requests(void **state) {
+        struct agent a = start("proc");
+        assert_error(ask(&a, "{not json"), -32700, "bad json");
+        assert_error(ask(&a, "[1,2]"), -32600, "");
+        assert_error(
+                ask(&a, "{\"jsonrpc\":\"2.0\",\"method\":\"health.ping\",\"params\":{" CTX "}}"), -32600,
+                "missing id");
+        assert_error(
+                ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"nope\",\"params\":{" CTX "}}"), -32601,
+                "no such method: nope");
+        assert_error(
+                ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"health.ping\",\"params\":{}}"), -32602,
+                "correlation context");
+        send_raw(&a, "\xff\xfe\n", 3);
+        assert_error(reply(&a), -32700, "UTF-8");
+        /* A frame over 1 MiB is refused, and the agent keeps serving. */
+        size_t big = (1u << 20) + 16;
+        char *blob = malloc(big + 1);
+        memset(blob, 'x', big);
+        blob[big] = '\n';
+        send_raw(&a, blob, big + 1);
+        free(blob);
+        assert_error(reply(&a), -32600, "1 MiB");
+        json_t *r =
+                ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"health.ping\",\"params\":{" CTX "}}");
+        assert_non_null(json_object_get(r, "result"));
+        json_decref(r);
+        /* A notification gets no answer; the next request still does. */
+        r = ask(&a, "{\"jsonrpc\":\"2.0\",\"method\":\"log.emit\",\"params\":{}}\n"
+                    "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"health.ping\",\"params\":{" CTX "}}");
+        assert_int_equal(json_integer_value(json_object_get(r, "id")), 6);
+        json_decref(r);
+        assert_int_equal(stop(&a), 0);
+}
+
+static void test_refusals_touch_nothing(void **state) {
+        struct agent a = start("proc");
+        /* container.pause is outside the proc role: -32001 before the lease is even read. */
+        assert_error(
+                ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"task.execute\",\"params\":{" CTX
+                        ",\"fault_id\":\"container.pause\",\"phase\":\"inject\",\"lease\":{}}}"),
+                -32001, "not authorized to inject 'container.pause'");
+        assert_error(
+                ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"task.execute\",\"params\":{" CTX
+                        ",\"fault_id\":\"proc.pause\",\"phase\":\"inject\",\"lease\":{\"id\":\"l-1\"}}}"),
+                -32602, "lease:");
+        assert_error(
+                ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"task.execute\",\"params\":{" CTX
+                        ",\"fault_id\":\"proc.pause\",\"phase\":\"explode\"}}"),
+                -32602, "phase");
+        assert_error(
+                ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":4,\"method\":\"lease.extend\",\"params\":{" CTX
+                        ",\"lease_id\":\"l-nope\",\"ttl_seconds\":30}}"),
+                -32602, "no lease l-nope");
+        json_t *r =
+                ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"task.status\",\"params\":{" CTX "}}");
+        assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"), "watchdog")), 0);
+        json_decref(r);
+        assert_int_equal(stop(&a), 0);
+}
+
+static void test_unknown_role_refused(void **state) {
+        struct agent a = start("proc,teleport");
+        assert_null(reply(&a));
+        assert_int_equal(stop(&a), 2);
+}
+
+int main(void) {
+        signal(SIGPIPE, SIG_IGN);
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_handshake_and_ping),
+                cmocka_unit_test(test_malformed_requests),
+                cmocka_unit_test(test_refusals_touch_nothing),
+                cmocka_unit_test(test_unknown_role_refused),
+        };
+        return cmocka_run_group_tests(tests, NULL, NULL);
+}
