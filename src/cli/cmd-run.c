@@ -16,6 +16,8 @@ static const struct cli_opt run_opts[] = {
         { "json", 0, NULL, "print the result as JSON" },
         { "agent", 0, "ssh://USER@HOST[:PORT]", "inject through mayhem-agent on that host, over ssh" },
         { "ssh-config", 0, "FILE", "ssh client configuration for --agent (ssh -F FILE)" },
+        { "remote-agent", 0, "PATH",
+          "mayhem-agent's path on the --agent host (default: mayhem-agent in its PATH)" },
         CLI_OPT_HELP,
         { 0 },
 };
@@ -51,7 +53,9 @@ static json_t *result_json(const struct run_result *r) {
 /* The janitor before every run: leases of dead controllers are recovered
  * first, and a run does not start while an earlier one left something dirty. */
 static int sweep(struct cli_ctx *ctx, struct evidence *ev, bool json, struct mh_error *reterr) {
-        struct recovery_options o = { .mode = RECOVERY_JANITOR, .execute = true, .mechanism = "janitor",
+        struct recovery_options o = { .mode = RECOVERY_JANITOR,
+                                      .execute = true,
+                                      .mechanism = "janitor",
                                       .out = json ? NULL : ctx->err };
         struct recovery_result res = { 0 };
         int r = recovery_run(ev, &o, &res, reterr);
@@ -60,10 +64,11 @@ static int sweep(struct cli_ctx *ctx, struct evidence *ev, bool json, struct mh_
         if (r < 0)
                 return r;
         if (dirty)
-                return mh_error_set(reterr, -EBUSY, MH_EXIT_RECOVERY_FAILURE, "dirty",
-                                    "%zu lease(s) of earlier runs are dirty; fix them by hand (mayhem inspect leases) "
-                                    "before injecting anything new",
-                                    dirty);
+                return mh_error_set(
+                        reterr, -EBUSY, MH_EXIT_RECOVERY_FAILURE, "dirty",
+                        "%zu lease(s) of earlier runs are dirty; fix them by hand (mayhem inspect leases) "
+                        "before injecting anything new",
+                        dirty);
         return 0;
 }
 
@@ -79,8 +84,11 @@ static int execute(
             (r = evidence_open(ctx->db_path, &ev, reterr)) < 0)
                 return r;
         const char *ssh_args[] = { "-F", cli_arg(ctx, args, "ssh-config"), NULL };
-        struct run_options opt = { .evidence = ev, .engine = engine, .progress = json ? NULL : ctx->err,
+        struct run_options opt = { .evidence = ev,
+                                   .engine = engine,
+                                   .progress = json ? NULL : ctx->err,
                                    .agent_ssh = cli_arg(ctx, args, "agent"),
+                                   .agent_remote_path = cli_arg(ctx, args, "remote-agent"),
                                    .agent_ssh_args = ssh_args[1] ? ssh_args : NULL };
         if ((r = sweep(ctx, ev, json, reterr)) < 0 || (r = run_execute(in->plan, &opt, &res, reterr)) < 0)
                 return r;
