@@ -15,9 +15,9 @@
 #include "agent/rpc.h"
 #include "basic/macro.h"
 
-#define PENDING_MAX        64
-#define HANDSHAKE_MS       15000
-#define STOP_WAIT_MS       30000
+#define PENDING_MAX  64
+#define HANDSHAKE_MS 15000
+#define STOP_WAIT_MS 30000
 
 struct pending {
         bool used, done;
@@ -38,6 +38,7 @@ struct agent_client {
         json_int_t next_id;
         bool dead, stopping;
         char run_id[160], agent_id[96];
+        char what[PATH_MAX + 8]; /* "ssh to TARGET" or the local agent's path, for messages */
         void (*on_lost)(void *userdata);
         void *userdata;
 };
@@ -68,11 +69,11 @@ static void *reader_thread(void *arg) {
         frame_reader_free(fr);
         pthread_mutex_lock(&c->lock);
         c->dead = true;
-        bool expected = c->stopping;
+        void (*on_lost)(void *userdata) = c->stopping ? NULL : c->on_lost;
         pthread_cond_broadcast(&c->cond);
         pthread_mutex_unlock(&c->lock);
-        if (!expected && c->on_lost)
-                c->on_lost(c->userdata);
+        if (on_lost)
+                on_lost(c->userdata);
         return NULL;
 }
 
@@ -105,10 +106,12 @@ static void find_agent(char *buf, size_t size) {
         snprintf(buf, size, "mayhem-agent");
 }
 
-static size_t build_argv(const struct agent_client_options *o, const char *agent, const char **argv, size_t max) {
+static size_t build_argv(
+        const struct agent_client_options *o, const char *agent, const char **argv, size_t max) {
         size_t n = 0;
         if (o->ssh_target) {
-                const char *target = strncmp(o->ssh_target, "ssh://", 6) == 0 ? o->ssh_target + 6 : o->ssh_target;
+                const char *target =
+                        strncmp(o->ssh_target, "ssh://", 6) == 0 ? o->ssh_target + 6 : o->ssh_target;
                 argv[n++] = "ssh";
                 argv[n++] = "-T";
                 argv[n++] = "-o";
@@ -128,8 +131,9 @@ static size_t build_argv(const struct agent_client_options *o, const char *agent
 }
 
 /* ssh://user@host:port is given to ssh as -p PORT user@host. */
-static void split_port(const struct agent_client_options *o, struct agent_client_options *out, char *host,
-                       size_t size, char *port, size_t port_size) {
+static void split_port(
+        const struct agent_client_options *o, struct agent_client_options *out, char *host, size_t size,
+        char *port, size_t port_size) {
         *out = *o;
         if (!o->ssh_target || strncmp(o->ssh_target, "ssh://", 6) != 0)
                 return;
@@ -155,13 +159,26 @@ static int spawn(const struct agent_client_options *o, struct agent_client *c, s
         int to[2], from[2];
 
         split_port(o, &eff, host, sizeof(host), port, sizeof(port));
-        find_agent(agent, sizeof(agent));
+        if (o->agent_path)
+                snprintf(agent, sizeof(agent), "%s", o->agent_path);
+        else
+                find_agent(agent, sizeof(agent));
         build_argv(&eff, agent, argv, ELEMENTSOF(argv));
+        if (o->ssh_target)
+                snprintf(
+                        c->what, sizeof(c->what), "ssh to %s",
+                        o->ssh_target + (strncmp(o->ssh_target, "ssh://", 6) == 0 ? 6 : 0));
+        else
+                snprintf(c->what, sizeof(c->what), "%s", agent);
         if (pipe2(to, O_CLOEXEC) < 0)
-                return mh_error_set(reterr, negative_errno(), MH_EXIT_AGENT_ERROR, "agent_spawn", "pipe: %s", strerror(errno));
+                return mh_error_set(
+                        reterr, negative_errno(), MH_EXIT_AGENT_ERROR, "agent_spawn", "pipe: %s",
+                        strerror(errno));
         if (pipe2(from, O_CLOEXEC) < 0) {
                 close(to[0]), close(to[1]);
-                return mh_error_set(reterr, negative_errno(), MH_EXIT_AGENT_ERROR, "agent_spawn", "pipe: %s", strerror(errno));
+                return mh_error_set(
+                        reterr, negative_errno(), MH_EXIT_AGENT_ERROR, "agent_spawn", "pipe: %s",
+                        strerror(errno));
         }
         c->pid = fork();
         if (c->pid == 0) {
@@ -177,11 +194,45 @@ static int spawn(const struct agent_client_options *o, struct agent_client *c, s
         c->to_fd = to[1];
         c->from_fd = from[0];
         if (c->pid < 0)
-                return mh_error_set(reterr, negative_errno(), MH_EXIT_AGENT_ERROR, "agent_spawn", "fork: %s", strerror(errno));
+                return mh_error_set(
+                        reterr, negative_errno(), MH_EXIT_AGENT_ERROR, "agent_spawn", "fork: %s",
+                        strerror(errno));
         return 0;
 }
 
-int agent_client_start(const struct agent_client_options *o, struct agent_client **ret, struct mh_error *reterr) {
+/* Nothing is held before the handshake, so a child that did not answer is
+ * ended at once: ssh stuck on a host that never speaks does not notice its
+ * stdin closing, and agent_client_stop() would wait STOP_WAIT_MS for it. How
+ * it ended goes into the message; ssh has printed its own reason on stderr. */
+static int handshake_failed(struct agent_client *c, int r, struct mh_error *reterr) {
+        int status = 0;
+        bool exited = false;
+        for (int i = 0; r == -EPIPE && i < 100 && !exited; i++) {
+                exited = waitpid(c->pid, &status, WNOHANG) == c->pid;
+                if (!exited)
+                        nanosleep(&(struct timespec){ .tv_nsec = 10000000L }, NULL);
+        }
+        if (!exited) {
+                kill(c->pid, SIGKILL);
+                waitpid(c->pid, &status, 0);
+        }
+        c->pid = -1; /* reaped: agent_client_stop() must not wait for it again */
+        if (r == -ETIMEDOUT)
+                return mh_error_set(
+                        reterr, r, MH_EXIT_AGENT_ERROR, "agent_timeout",
+                        "agent handshake: %s: no answer within %d ms", c->what, HANDSHAKE_MS);
+        if (r == -EPIPE && exited && WIFEXITED(status))
+                return mh_error_set(
+                        reterr, r, MH_EXIT_AGENT_ERROR, "agent_lost",
+                        "agent handshake: %s exited with status %d before the agent answered%s", c->what,
+                        WEXITSTATUS(status),
+                        strncmp(c->what, "ssh ", 4) == 0 ? " (ssh's reason is on stderr above)" : "");
+        mh_error_prefix(reterr, "agent handshake: ");
+        return r;
+}
+
+int agent_client_start(
+        const struct agent_client_options *o, struct agent_client **ret, struct mh_error *reterr) {
         _cleanup_(agent_client_stopp) struct agent_client *c = calloc(1, sizeof(*c));
         json_t *hello = NULL;
         int r;
@@ -192,16 +243,23 @@ int agent_client_start(const struct agent_client_options *o, struct agent_client
         pthread_cond_init(&c->cond, NULL);
         snprintf(c->run_id, sizeof(c->run_id), "%s", o->run_id ? o->run_id : "");
         snprintf(c->agent_id, sizeof(c->agent_id), "controller");
-        c->on_lost = o->on_lost;
-        c->userdata = o->userdata;
+        c->userdata = o->userdata; /* on_lost is armed once the agent answered */
         if ((r = spawn(o, c, reterr)) < 0)
                 return r;
         if ((r = -pthread_create(&c->reader, NULL, reader_thread, c)) < 0)
-                return mh_error_set(reterr, r, MH_EXIT_AGENT_ERROR, "agent_spawn", "cannot start the reader thread");
+                return mh_error_set(
+                        reterr, r, MH_EXIT_AGENT_ERROR, "agent_spawn", "cannot start the reader thread");
         c->have_reader = true;
-        if ((r = agent_client_call(c, "handshake", json_object(), HANDSHAKE_MS, &hello, reterr)) < 0) {
-                mh_error_prefix(reterr, "agent handshake: ");
-                return r;
+        if ((r = agent_client_call(c, "handshake", json_object(), HANDSHAKE_MS, &hello, reterr)) < 0)
+                return handshake_failed(c, r, reterr);
+        /* Armed only now: a child that never answered is a failed start, not a lost agent. */
+        pthread_mutex_lock(&c->lock);
+        bool dead = c->dead;
+        c->on_lost = dead ? NULL : o->on_lost;
+        pthread_mutex_unlock(&c->lock);
+        if (dead) {
+                json_decref(hello);
+                return handshake_failed(c, -EPIPE, reterr);
         }
         const char *id = json_string_value(json_object_get(hello, "agent_id"));
         snprintf(c->agent_id, sizeof(c->agent_id), "%s", id ? id : "unknown");
@@ -257,14 +315,16 @@ static int finish(struct pending *p, const char *method, json_t **ret, struct mh
         }
         json_decref(result);
         if (p->code == RPC_SAFETY_REFUSED)
-                return mh_error_set(reterr, -EPERM, MH_EXIT_SAFETY_REFUSAL, "safety_refusal", "agent refused %s: %s",
-                                    method, p->msg);
-        return mh_error_set(reterr, -EPROTO, MH_EXIT_AGENT_ERROR, "agent_error", "%s: %s (%d)", method, p->msg,
-                            p->code);
+                return mh_error_set(
+                        reterr, -EPERM, MH_EXIT_SAFETY_REFUSAL, "safety_refusal", "agent refused %s: %s",
+                        method, p->msg);
+        return mh_error_set(
+                reterr, -EPROTO, MH_EXIT_AGENT_ERROR, "agent_error", "%s: %s (%d)", method, p->msg, p->code);
 }
 
-int agent_client_call(struct agent_client *c, const char *method, json_t *params, int timeout_ms, json_t **ret,
-                      struct mh_error *reterr) {
+int agent_client_call(
+        struct agent_client *c, const char *method, json_t *params, int timeout_ms, json_t **ret,
+        struct mh_error *reterr) {
         json_int_t id = 0;
         int r;
         if (!params)
@@ -283,11 +343,13 @@ int agent_client_call(struct agent_client *c, const char *method, json_t *params
         if (r >= 0)
                 r = finish(p, method, ret, reterr);
         else if (r == -ETIMEDOUT)
-                mh_error_set(reterr, r, MH_EXIT_AGENT_ERROR, "agent_timeout", "%s: no reply within %d ms", method,
-                             timeout_ms);
+                mh_error_set(
+                        reterr, r, MH_EXIT_AGENT_ERROR, "agent_timeout", "%s: no reply within %d ms", method,
+                        timeout_ms);
         else
-                mh_error_set(reterr, r, MH_EXIT_AGENT_ERROR, "agent_lost", "%s: the agent is gone (%s)", method,
-                             r == -EBUSY ? "too many calls in flight" : "its pipe closed");
+                mh_error_set(
+                        reterr, r, MH_EXIT_AGENT_ERROR, "agent_lost", "%s: the agent is gone (%s)", method,
+                        r == -EBUSY ? "too many calls in flight" : "its pipe closed");
         if (p)
                 p->used = false;
         pthread_mutex_unlock(&c->lock);
@@ -345,12 +407,24 @@ struct agent_client *agent_client_stop(struct agent_client *c) {
 static const struct {
         const char *prefix, *role;
 } role_map[] = {
-        { "process.crash_loop", "container" }, { "proc.", "proc" },     { "process.", "proc" },
-        { "container.", "container" },         { "node.", "container" }, { "cpu.", "cpu" },
-        { "mem.", "memory" },                  { "fs.", "fs" },          { "fd.", "fs" },
-        { "load.", "load" },                   { "net.load", "load" },   { "fuzz.", "fuzz" },
-        { "net.", "network" },                 { "dependency.", "network" }, { "dns.", "network" },
-        { "tls.", "network" },                 { "http.", "network" },   { "db.", "network" },
+        { "process.crash_loop", "container" },
+        { "proc.", "proc" },
+        { "process.", "proc" },
+        { "container.", "container" },
+        { "node.", "container" },
+        { "cpu.", "cpu" },
+        { "mem.", "memory" },
+        { "fs.", "fs" },
+        { "fd.", "fs" },
+        { "load.", "load" },
+        { "net.load", "load" },
+        { "fuzz.", "fuzz" },
+        { "net.", "network" },
+        { "dependency.", "network" },
+        { "dns.", "network" },
+        { "tls.", "network" },
+        { "http.", "network" },
+        { "db.", "network" },
 };
 
 void agent_roles_for(const char *const *fault_ids, size_t n, char *buf, size_t size) {

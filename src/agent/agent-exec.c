@@ -29,7 +29,8 @@ static const char *resource_of(const char *fault_id) {
         return "container";
 }
 
-struct engine *agent_engine_for(struct agent_state *s, const struct target_identity *t, char *msg, size_t size) {
+struct engine *agent_engine_for(
+        struct agent_state *s, const struct target_identity *t, char *msg, size_t size) {
         struct engine *e = NULL;
         struct mh_error err = { 0 };
         pthread_mutex_lock(&s->lock);
@@ -39,7 +40,9 @@ struct engine *agent_engine_for(struct agent_state *s, const struct target_ident
         if (!e && s->n_engines < AGENT_ENGINES_MAX) {
                 enum engine_kind kind = strcmp(t->engine, "podman") == 0 ? ENGINE_PODMAN : ENGINE_DOCKER;
                 if (engine_open(kind, t->socket[0] ? t->socket : NULL, &e, &err) >= 0) {
-                        snprintf(s->engines[s->n_engines].socket, sizeof(s->engines[0].socket), "%s", t->socket);
+                        snprintf(
+                                s->engines[s->n_engines].socket, sizeof(s->engines[0].socket), "%s",
+                                t->socket);
                         s->engines[s->n_engines++].engine = e;
                 } else
                         snprintf(msg, size, "%s", err.msg);
@@ -48,7 +51,8 @@ struct engine *agent_engine_for(struct agent_state *s, const struct target_ident
         return e;
 }
 
-void agent_record_task(struct agent_state *s, struct task_record *ring, size_t *n, const struct task_record *t) {
+void agent_record_task(
+        struct agent_state *s, struct task_record *ring, size_t *n, const struct task_record *t) {
         pthread_mutex_lock(&s->lock);
         ring[*n % AGENT_TASKS_KEPT] = *t;
         (*n)++;
@@ -60,8 +64,10 @@ static int hold(struct agent_state *s, const struct agent_lease *l, const char *
         pthread_mutex_lock(&s->lock);
         for (size_t i = 0; i < AGENT_HELD_MAX && r < 0; i++)
                 if (!s->held[i].used) {
-                        s->held[i] = (struct held_lease){ .used = true, .lease = *l,
-                                                          .expires_ms = agent_now_ms() + l->ttl_seconds * 1000.0 };
+                        s->held[i] = (struct held_lease){ .used = true,
+                                                          .lease = *l,
+                                                          .expires_ms =
+                                                                  agent_now_ms() + l->ttl_seconds * 1000.0 };
                         s->held[i].lease.params = json_incref(l->params);
                         snprintf(s->held[i].task_id, sizeof(s->held[i].task_id), "%s", task_id);
                         r = 0;
@@ -89,7 +95,8 @@ static bool is_held(struct agent_state *s, const char *lease_id) {
         return held;
 }
 
-static int verify_once(const struct agent_lease *l, struct engine *e, bool *ret_ok, char *detail, size_t size) {
+static int verify_once(
+        const struct agent_lease *l, struct engine *e, bool *ret_ok, char *detail, size_t size) {
         *ret_ok = true;
         for (size_t i = 0; i < l->n_verify && *ret_ok; i++)
                 if (verify_probe_run(l->verify[i], e, &l->target, ret_ok, detail, size) < 0)
@@ -102,9 +109,10 @@ void agent_compensate(struct agent_state *s, struct agent_lease *l, const char *
         struct mh_error err = { 0 };
         char msg[256] = "";
         bool ok = false;
-        struct engine *e = agent_engine_for(s, &l->target, msg, sizeof(msg));
+        bool host = target_is_host_process(&l->target);
+        struct engine *e = host ? NULL : agent_engine_for(s, &l->target, msg, sizeof(msg));
         snprintf(t.lease_id, sizeof(t.lease_id), "%s", l->id);
-        if (e && comp_ops_run(l->undo, l->n_undo, e, &l->target, &err) >= 0) {
+        if ((e || host) && comp_ops_run(l->undo, l->n_undo, e, &l->target, &err) >= 0) {
                 for (double until = agent_now_ms() + AGENT_VERIFY_MS; !ok && agent_now_ms() < until;) {
                         verify_once(l, e, &ok, t.detail, sizeof(t.detail));
                         if (!ok)
@@ -114,23 +122,27 @@ void agent_compensate(struct agent_state *s, struct agent_lease *l, const char *
                 snprintf(t.detail, sizeof(t.detail), "%.250s", e ? err.msg : msg);
         if (!ok)
                 snprintf(t.state, sizeof(t.state), "dirty");
-        agent_log(s, "[watchdog] %s lease %s (%s on %s) because %s: %s", ok ? "released" : "COULD NOT RELEASE", l->id,
-                  l->fault_id, l->target.container_name, why, t.detail);
+        agent_log(
+                s, "[watchdog] %s lease %s (%s on %s) because %s: %s", ok ? "released" : "COULD NOT RELEASE",
+                l->id, l->fault_id, l->target.container_name, why, t.detail);
         agent_record_task(s, s->compensated, &s->n_compensated, &t);
 }
 
-static int check_allowed(struct agent_state *s, enum phase ph, const char *fault_id, char *msg, size_t size) {
+static int check_allowed(
+        struct agent_state *s, enum phase ph, const char *fault_id, char *msg, size_t size) {
         const struct agent_capabilities *c = &s->opt->caps;
         bool ok = ph == PHASE_INJECT ? agent_can_inject(c, fault_id) : agent_can_undo(c, fault_id);
         if (ok && agent_can_access(c, resource_of(fault_id)))
                 return 0;
-        snprintf(msg, size, "agent '%s' not authorized to %s '%s' (roles: %s)", s->opt->agent_id, phase_names[ph],
-                 fault_id, s->opt->roles);
+        snprintf(
+                msg, size, "agent '%s' not authorized to %s '%s' (roles: %s)", s->opt->agent_id,
+                phase_names[ph], fault_id, s->opt->roles);
         return RPC_SAFETY_REFUSED;
 }
 
-static int inject(struct agent_state *s, struct fault_exec *fx, const struct agent_lease *l, struct task_record *t,
-                  json_t **ret, char *msg, size_t size) {
+static int inject(
+        struct agent_state *s, struct fault_exec *fx, const struct agent_lease *l, struct task_record *t,
+        json_t **ret, char *msg, size_t size) {
         const struct fault_mechanism *m = fault_mechanism_find(l->fault_id);
         struct mh_error err = { 0 };
         if (!m) {
@@ -150,13 +162,17 @@ static int inject(struct agent_state *s, struct fault_exec *fx, const struct age
                 snprintf(msg, size, "agent holds %d leases already; fault undone", AGENT_HELD_MAX);
                 return RPC_TASK_FAILED;
         }
-        snprintf(t->detail, sizeof(t->detail), "applied %.60s to %.150s", l->fault_id, l->target.container_name);
-        *ret = json_pack("{s:s, s:s, s:b, s:s}", "task_id", t->id, "state", "done", "ok", 1, "detail", t->detail);
+        snprintf(
+                t->detail, sizeof(t->detail), "applied %.60s to %.150s", l->fault_id,
+                l->target.container_name);
+        *ret = json_pack(
+                "{s:s, s:s, s:b, s:s}", "task_id", t->id, "state", "done", "ok", 1, "detail", t->detail);
         return 0;
 }
 
-static int run_phase(struct agent_state *s, enum phase ph, struct fault_exec *fx, const struct agent_lease *l,
-                     struct task_record *t, json_t **ret, char *msg, size_t size) {
+static int run_phase(
+        struct agent_state *s, enum phase ph, struct fault_exec *fx, const struct agent_lease *l,
+        struct task_record *t, json_t **ret, char *msg, size_t size) {
         struct mh_error err = { 0 };
         bool ok = false;
         switch (ph) {
@@ -211,13 +227,17 @@ int agent_task_execute(struct agent_state *s, const json_t *params, json_t **ret
                 agent_lease_done(&l);
                 return RPC_INVALID_PARAMS;
         }
-        struct fault_exec fx = { .engine = agent_engine_for(s, &l.target, msg, size), .fault_id = l.fault_id,
-                                 .params = l.params, .duration_ms = l.duration_ms, .target = l.target };
+        bool host = target_is_host_process(&l.target);
+        struct fault_exec fx = { .engine = host ? NULL : agent_engine_for(s, &l.target, msg, size),
+                                 .fault_id = l.fault_id,
+                                 .params = l.params,
+                                 .duration_ms = l.duration_ms,
+                                 .target = l.target };
         pthread_mutex_lock(&s->lock);
         snprintf(t.id, sizeof(t.id), "t-%06u", ++s->next_task);
         pthread_mutex_unlock(&s->lock);
         snprintf(t.lease_id, sizeof(t.lease_id), "%s", l.id);
-        r = fx.engine ? run_phase(s, ph, &fx, &l, &t, ret, msg, size) : RPC_TASK_FAILED;
+        r = fx.engine || host ? run_phase(s, ph, &fx, &l, &t, ret, msg, size) : RPC_TASK_FAILED;
         snprintf(t.state, sizeof(t.state), "%s", r < 0 ? "failed" : "done");
         if (r < 0)
                 snprintf(t.detail, sizeof(t.detail), "%s", msg);

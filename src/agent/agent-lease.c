@@ -11,7 +11,9 @@ static int bad(char *msg, size_t size, const char *what) {
 static int copy_str(const json_t *j, const char *key, char *dst, size_t size, char *msg, size_t msg_size) {
         const char *s = json_string_value(json_object_get(j, key));
         if (!s || !*s || strlen(s) >= size) {
-                snprintf(msg, msg_size, "lease: '%s' must be a non-empty string shorter than %zu bytes", key, size);
+                snprintf(
+                        msg, msg_size, "lease: '%s' must be a non-empty string shorter than %zu bytes", key,
+                        size);
                 return -EINVAL;
         }
         memcpy(dst, s, strlen(s) + 1);
@@ -19,8 +21,9 @@ static int copy_str(const json_t *j, const char *key, char *dst, size_t size, ch
 }
 
 /* ["engine.unpause", ...] -> enums, through the given from_string. */
-static int names(const json_t *a, const char *key, int (*from)(const char *), int *ret, size_t *ret_n, char *msg,
-                 size_t size) {
+static int names(
+        const json_t *a, const char *key, int (*from)(const char *), int *ret, size_t *ret_n, char *msg,
+        size_t size) {
         size_t i;
         json_t *v;
         if (!json_is_array(a) || json_array_size(a) > AGENT_OPS_MAX)
@@ -68,7 +71,9 @@ int agent_lease_from_json(const json_t *j, struct agent_lease *ret, char *msg, s
         if (effect < 0)
                 return bad(msg, size, "'effect' is not a known effect check");
         if ((r = names(json_object_get(j, "undo"), "undo", undo_from, undo, &l.n_undo, msg, size)) < 0 ||
-            (r = names(json_object_get(j, "verify"), "verify", verify_from, verify, &l.n_verify, msg, size)) < 0)
+            (r =
+                     names(json_object_get(j, "verify"), "verify", verify_from, verify, &l.n_verify, msg,
+                           size)) < 0)
                 return r;
         for (size_t i = 0; i < l.n_undo; i++)
                 l.undo[i] = (enum comp_op)undo[i];
@@ -89,10 +94,11 @@ json_t *agent_lease_to_json(const struct agent_lease *l) {
                 json_array_append_new(undo, json_string(comp_op_to_string(l->undo[i])));
         for (size_t i = 0; verify && i < l->n_verify; i++)
                 json_array_append_new(verify, json_string(verify_probe_to_string(l->verify[i])));
-        json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:o, s:O, s:o, s:o}", "id", l->id, "fault_id", l->fault_id,
-                              "ttl_seconds", (json_int_t)l->ttl_seconds, "duration_ms", (json_int_t)l->duration_ms,
-                              "target", target_identity_json(&l->target), "params",
-                              l->params ? l->params : json_null(), "undo", undo, "verify", verify);
+        json_t *j = json_pack(
+                "{s:s, s:s, s:I, s:I, s:o, s:O, s:o, s:o}", "id", l->id, "fault_id", l->fault_id,
+                "ttl_seconds", (json_int_t)l->ttl_seconds, "duration_ms", (json_int_t)l->duration_ms,
+                "target", target_identity_json(&l->target), "params", l->params ? l->params : json_null(),
+                "undo", undo, "verify", verify);
         if (j && l->effect < _EFFECT_CHECK_MAX)
                 json_object_set_new(j, "effect", json_string(effect_check_to_string(l->effect)));
         return j;

@@ -16,20 +16,23 @@ static json_t *roles_json(const char *roles) {
 }
 
 static int m_handshake(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size) {
-        *ret = json_pack("{s:s, s:s, s:s, s:o}", "agent_id", s->opt->agent_id, "protocol", AGENT_PROTOCOL,
-                         "agent_version", MAYHEM_VERSION, "roles", roles_json(s->opt->roles));
+        *ret = json_pack(
+                "{s:s, s:s, s:s, s:o}", "agent_id", s->opt->agent_id, "protocol", AGENT_PROTOCOL,
+                "agent_version", MAYHEM_VERSION, "roles", roles_json(s->opt->roles));
         return 0;
 }
 
-static int m_capabilities(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size) {
+static int m_capabilities(
+        struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size) {
         json_t *faults = json_array();
         for (size_t i = 0; faults && i < fault_mechanism_count(); i++) {
                 const char *id = fault_mechanism_at(i)->fault_id;
                 if (agent_can_inject(&s->opt->caps, id))
                         json_array_append_new(faults, json_string(id));
         }
-        *ret = json_pack("{s:o, s:o, s:o}", "roles", roles_json(s->opt->roles), "faults", faults, "capabilities",
-                         agent_capabilities_json(&s->opt->caps));
+        *ret = json_pack(
+                "{s:o, s:o, s:o}", "roles", roles_json(s->opt->roles), "faults", faults, "capabilities",
+                agent_capabilities_json(&s->opt->caps));
         return 0;
 }
 
@@ -42,8 +45,9 @@ static size_t held_count(struct agent_state *s) {
 
 static int m_ping(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size) {
         pthread_mutex_lock(&s->lock);
-        *ret = json_pack("{s:b, s:i, s:I}", "pong", 1, "inflight", s->inflight, "owned_leases",
-                         (json_int_t)held_count(s));
+        *ret = json_pack(
+                "{s:b, s:i, s:I}", "pong", 1, "inflight", s->inflight, "owned_leases",
+                (json_int_t)held_count(s));
         pthread_mutex_unlock(&s->lock);
         return 0;
 }
@@ -53,8 +57,10 @@ static json_t *ring_json(const struct task_record *ring, size_t n) {
         size_t first = n > AGENT_TASKS_KEPT ? n - AGENT_TASKS_KEPT : 0;
         for (size_t i = first; a && i < n; i++) {
                 const struct task_record *t = &ring[i % AGENT_TASKS_KEPT];
-                json_array_append_new(a, json_pack("{s:s, s:s, s:s, s:s}", "task_id", t->id, "lease_id", t->lease_id,
-                                                   "state", t->state, "detail", t->detail));
+                json_array_append_new(
+                        a, json_pack(
+                                   "{s:s, s:s, s:s, s:s}", "task_id", t->id, "lease_id", t->lease_id,
+                                   "state", t->state, "detail", t->detail));
         }
         return a;
 }
@@ -66,11 +72,14 @@ static int m_status(struct agent_state *s, const json_t *params, json_t **ret, c
         for (size_t i = 0; watchdog && i < AGENT_HELD_MAX; i++)
                 if (s->held[i].used)
                         json_array_append_new(
-                                watchdog, json_pack("{s:s, s:s, s:f, s:s}", "lease_id", s->held[i].lease.id, "state",
-                                                    "active", "expires_in_s", (s->held[i].expires_ms - now) / 1000,
-                                                    "task_id", s->held[i].task_id));
-        *ret = json_pack("{s:o, s:o, s:o}", "tasks", ring_json(s->tasks, s->n_tasks), "watchdog", watchdog,
-                         "compensated", ring_json(s->compensated, s->n_compensated));
+                                watchdog,
+                                json_pack(
+                                        "{s:s, s:s, s:f, s:s}", "lease_id", s->held[i].lease.id, "state",
+                                        "active", "expires_in_s", (s->held[i].expires_ms - now) / 1000,
+                                        "task_id", s->held[i].task_id));
+        *ret = json_pack(
+                "{s:o, s:o, s:o}", "tasks", ring_json(s->tasks, s->n_tasks), "watchdog", watchdog,
+                "compensated", ring_json(s->compensated, s->n_compensated));
         pthread_mutex_unlock(&s->lock);
         return 0;
 }
@@ -136,10 +145,10 @@ static const struct {
         agent_method fn;
         bool slow;
 } methods[] = {
-        { "handshake", m_handshake, false },      { "capabilities.query", m_capabilities, false },
-        { "health.ping", m_ping, false },         { "task.status", m_status, false },
-        { "task.cancel", m_cancel, false },       { "lease.extend", m_extend, false },
-        { "lease.forget", m_forget, false },      { "task.execute", agent_task_execute, true },
+        { "handshake", m_handshake, false }, { "capabilities.query", m_capabilities, false },
+        { "health.ping", m_ping, false },    { "task.status", m_status, false },
+        { "task.cancel", m_cancel, false },  { "lease.extend", m_extend, false },
+        { "lease.forget", m_forget, false }, { "task.execute", agent_task_execute, true },
 };
 
 agent_method agent_method_find(const char *name, bool *ret_slow) {

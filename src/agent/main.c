@@ -12,10 +12,12 @@
 static void usage(FILE *f) {
         fprintf(f, "Usage: mayhem-agent [--version] [--help] serve [--roles ROLES]\n"
                    "\n"
-                   "Applies and undoes faults for the mayhem controller, speaking newline-delimited JSON-RPC 2.0\n"
+                   "Applies and undoes faults for the mayhem controller, speaking newline-delimited "
+                   "JSON-RPC 2.0\n"
                    "on stdin/stdout (logs on stderr). It never listens on a socket. When stdin closes, on\n"
                    "SIGTERM, or when a lease's TTL passes without lease.extend, it undoes what it holds.\n"
-                   "ROLES (comma-separated; default proc,fs): proc, container, cpu, memory, fs, network, load, fuzz.\n");
+                   "ROLES (comma-separated; default proc,fs): proc, container, cpu, memory, fs, network, "
+                   "load, fuzz.\n");
 }
 
 static int serve(int argc, char **argv) {
@@ -28,7 +30,8 @@ static int serve(int argc, char **argv) {
                 else if (strncmp(argv[i], "--roles=", 8) == 0)
                         roles = argv[i] + 8;
                 else {
-                        fprintf(stderr, "error: [usage] unknown argument '%s' (see 'mayhem-agent --help')\n", argv[i]);
+                        fprintf(stderr, "error: [usage] unknown argument '%s' (see 'mayhem-agent --help')\n",
+                                argv[i]);
                         return MH_EXIT_USAGE_ERROR;
                 }
         }

@@ -187,7 +187,8 @@ static int signal_fd(void) {
 static const char *serve_loop(struct agent_state *s, struct frame_reader *fr, int sfd) {
         double next = agent_now_ms() + 1000;
         for (;;) {
-                struct pollfd p[2] = { { .fd = s->opt->in_fd, .events = POLLIN }, { .fd = sfd, .events = POLLIN } };
+                struct pollfd p[2] = { { .fd = s->opt->in_fd, .events = POLLIN },
+                                       { .fd = sfd, .events = POLLIN } };
                 int timeout = (int)MAX(0.0, MIN(next - agent_now_ms(), 1000.0));
                 if (poll(p, sfd >= 0 ? 2 : 1, timeout) < 0 && errno != EINTR)
                         return "poll failed";
@@ -201,9 +202,13 @@ static const char *serve_loop(struct agent_state *s, struct frame_reader *fr, in
                 if (r == 0)
                         return "stdin closed";
                 if (r == -EMSGSIZE)
-                        agent_send(s, rpc_error_line(json_null(), RPC_INVALID_REQUEST, "frame over 1 MiB", NULL));
+                        agent_send(
+                                s,
+                                rpc_error_line(json_null(), RPC_INVALID_REQUEST, "frame over 1 MiB", NULL));
                 else if (r == -EILSEQ)
-                        agent_send(s, rpc_error_line(json_null(), RPC_PARSE_ERROR, "bad json: invalid UTF-8", NULL));
+                        agent_send(
+                                s, rpc_error_line(
+                                           json_null(), RPC_PARSE_ERROR, "bad json: invalid UTF-8", NULL));
                 else if (r < 0 && r != -EAGAIN)
                         return "stdin read error";
                 next = watchdog_sweep(s);

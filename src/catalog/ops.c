@@ -16,6 +16,7 @@ static const char *const comp_op_table[_COMP_OP_MAX] = {
         [COMP_OP_DNS_STOP] = "dns.stop",
         [COMP_OP_MOUNT_REMOUNT_RW] = "mount.remount_rw",
         [COMP_OP_LOADGEN_STOP] = "loadgen.stop",
+        [COMP_OP_NONE] = "none",
 };
 DEFINE_STRING_TABLE_LOOKUP(comp_op, enum comp_op)
 
@@ -30,6 +31,7 @@ static const char *const verify_probe_table[_VERIFY_PROBE_MAX] = {
         [VERIFY_DNS_GONE] = "dns.gone",
         [VERIFY_MOUNT_WRITABLE] = "mount.writable",
         [VERIFY_LOADGEN_GONE] = "loadgen.gone",
+        [VERIFY_PROCESS_RUNNING] = "process.running",
 };
 DEFINE_STRING_TABLE_LOOKUP(verify_probe, enum verify_probe)
 

@@ -19,6 +19,7 @@ enum comp_op {
         COMP_OP_DNS_STOP,           /* stop the DNS responder */
         COMP_OP_MOUNT_REMOUNT_RW,   /* remount read-write */
         COMP_OP_LOADGEN_STOP,       /* stop the load generator */
+        COMP_OP_NONE,               /* nothing of ours to take back: a supervisor restarts the process */
         _COMP_OP_MAX,
 };
 
@@ -33,6 +34,7 @@ enum verify_probe {
         VERIFY_DNS_GONE,
         VERIFY_MOUNT_WRITABLE, /* a write probe succeeds */
         VERIFY_LOADGEN_GONE,
+        VERIFY_PROCESS_RUNNING,     /* a process of that name runs (again) */
         _VERIFY_PROBE_MAX,
 };
 

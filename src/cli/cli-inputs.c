@@ -2,6 +2,14 @@
 
 #include <stdlib.h>
 
+/* A drill whose targets are all host processes needs no compose file. */
+static bool needs_compose(const struct drill_spec *s) {
+        for (size_t i = 0; i < s->n_targets; i++)
+                if (s->targets[i].runtime != TARGET_RUNTIME_PROCESS)
+                        return true;
+        return false;
+}
+
 int cli_inputs_load(
         const char *spec_path, const char *compose_path, struct cli_inputs *in, struct mh_error *reterr) {
         _cleanup_free_ char *found = NULL;
@@ -11,11 +19,12 @@ int cli_inputs_load(
         if ((r = drill_load(spec_path, &in->spec, reterr)) < 0)
                 return r;
         if (!compose_path) {
-                if ((r = compose_find_default(".", &found, reterr)) < 0)
+                r = compose_find_default(".", &found, reterr);
+                if (r < 0 && (r != -ENOENT || needs_compose(in->spec)))
                         return r;
                 compose_path = found;
         }
-        if ((r = compose_load(compose_path, &in->topology, reterr)) < 0)
+        if (compose_path && (r = compose_load(compose_path, &in->topology, reterr)) < 0)
                 return r;
         return plan_build(in->spec, in->topology, &in->plan, reterr);
 }

@@ -25,15 +25,18 @@ static bool want_json(const struct cli_ctx *ctx, const struct cli_args *args) {
         return ctx->format == CLI_FORMAT_JSON || cli_arg(ctx, args, "json");
 }
 
-static int print_result(struct cli_ctx *ctx, bool json, struct recovery_result *res, struct mh_error *reterr) {
+static int print_result(
+        struct cli_ctx *ctx, bool json, struct recovery_result *res, struct mh_error *reterr) {
         int r = 0;
         if (json)
-                r = cli_print_json(ctx,
-                                   json_pack("{s:I, s:I, s:I, s:I, s:I, s:O}", "considered", (json_int_t)res->considered,
-                                             "recovered", (json_int_t)res->recovered, "dirty", (json_int_t)res->dirty,
-                                             "skipped", (json_int_t)res->skipped, "runs_closed",
-                                             (json_int_t)res->runs_closed, "leases", res->leases),
-                                   reterr);
+                r = cli_print_json(
+                        ctx,
+                        json_pack(
+                                "{s:I, s:I, s:I, s:I, s:I, s:O}", "considered", (json_int_t)res->considered,
+                                "recovered", (json_int_t)res->recovered, "dirty", (json_int_t)res->dirty,
+                                "skipped", (json_int_t)res->skipped, "runs_closed",
+                                (json_int_t)res->runs_closed, "leases", res->leases),
+                        reterr);
         else if (res->considered == 0)
                 fprintf(ctx->out, "nothing to recover\n");
         int code = res->dirty ? MH_EXIT_RECOVERY_FAILURE : 0;
@@ -45,9 +48,12 @@ static int recover(struct cli_ctx *ctx, const struct cli_args *args, bool execut
         _cleanup_(evidence_closep) struct evidence *ev = NULL;
         struct recovery_result res = { 0 };
         bool json = want_json(ctx, args);
-        struct recovery_options o = { .mode = RECOVERY_RUNS, .execute = execute,
-                                      .run_ids = (const char *const *)args->positional, .n_run_ids = args->n_positional,
-                                      .force = cli_arg(ctx, args, "force"), .mechanism = "manual",
+        struct recovery_options o = { .mode = RECOVERY_RUNS,
+                                      .execute = execute,
+                                      .run_ids = (const char *const *)args->positional,
+                                      .n_run_ids = args->n_positional,
+                                      .force = cli_arg(ctx, args, "force"),
+                                      .mechanism = "manual",
                                       .out = json ? NULL : ctx->out };
         int r = evidence_open(ctx->db_path, &ev, reterr);
         if (r < 0 || (r = recovery_run(ev, &o, &res, reterr)) < 0)
@@ -81,13 +87,13 @@ static int run_status(struct cli_ctx *ctx, const struct cli_args *args, struct m
                 return cli_print_json(ctx, all, reterr);
         size_t i;
         json_t *l;
-        json_array_foreach(all, i, l) fprintf(ctx->out, "%s  %-9s %-18s run %s%s%s\n",
-                                              json_string_value(json_object_get(l, "id")),
-                                              json_string_value(json_object_get(l, "state")),
-                                              json_string_value(json_object_get(l, "fault_id")),
-                                              json_string_value(json_object_get(l, "run_id")),
-                                              json_is_true(json_object_get(l, "open")) ? "  (open)" : "",
-                                              json_is_true(json_object_get(l, "overdue")) ? " (overdue)" : "");
+        json_array_foreach(all, i, l)
+                fprintf(ctx->out, "%s  %-9s %-18s run %s%s%s\n", json_string_value(json_object_get(l, "id")),
+                        json_string_value(json_object_get(l, "state")),
+                        json_string_value(json_object_get(l, "fault_id")),
+                        json_string_value(json_object_get(l, "run_id")),
+                        json_is_true(json_object_get(l, "open")) ? "  (open)" : "",
+                        json_is_true(json_object_get(l, "overdue")) ? " (overdue)" : "");
         json_decref(all);
         return 0;
 }
@@ -96,8 +102,10 @@ static int run_janitor(struct cli_ctx *ctx, const struct cli_args *args, struct 
         _cleanup_(evidence_closep) struct evidence *ev = NULL;
         struct recovery_result res = { 0 };
         bool json = want_json(ctx, args);
-        struct recovery_options o = { .mode = RECOVERY_JANITOR, .execute = cli_arg(ctx, args, "execute"),
-                                      .mechanism = "janitor", .out = json ? NULL : ctx->out };
+        struct recovery_options o = { .mode = RECOVERY_JANITOR,
+                                      .execute = cli_arg(ctx, args, "execute"),
+                                      .mechanism = "janitor",
+                                      .out = json ? NULL : ctx->out };
         int r = evidence_open(ctx->db_path, &ev, reterr);
         if (r < 0 || (r = recovery_run(ev, &o, &res, reterr)) < 0)
                 return r;
@@ -108,16 +116,22 @@ static int run_janitor(struct cli_ctx *ctx, const struct cli_args *args, struct 
 
 #define RECOVER_SUB(n, fn, s)                                                                               \
         static const struct cli_command recover_##n = {                                                     \
-                .name = #n, .summary = s, .usage = "RUN_ID... [--force] [--json]", .opts = recover_opts,     \
-                .min_args = 1, .max_args = 64, .run = fn,                                                   \
+                .name = #n,                                                                                 \
+                .summary = s,                                                                               \
+                .usage = "RUN_ID... [--force] [--json]",                                                    \
+                .opts = recover_opts,                                                                       \
+                .min_args = 1,                                                                              \
+                .max_args = 64,                                                                             \
+                .run = fn,                                                                                  \
         }
 
 RECOVER_SUB(status, run_status, "the leases of these runs and their states");
 RECOVER_SUB(plan, run_plan, "what recovery would undo and check, lease by lease");
-RECOVER_SUB(execute, run_execute, "undo and verify every open lease of these runs (exit 7 if one stays dirty)");
+RECOVER_SUB(
+        execute, run_execute, "undo and verify every open lease of these runs (exit 7 if one stays dirty)");
 
-static const struct cli_command *const recover_subcommands[] = { &recover_status, &recover_plan, &recover_execute,
-                                                                 NULL };
+static const struct cli_command *const recover_subcommands[] = { &recover_status, &recover_plan,
+                                                                 &recover_execute, NULL };
 
 const struct cli_command cli_recover = {
         .name = "recover",

@@ -50,6 +50,17 @@ static json_t *result_json(const struct run_result *r) {
                 "dirty", (json_int_t)r->leases_dirty, "wall_s", r->wall_s, "exit", run_exit_code(r));
 }
 
+/* Containers, and inspection sources, need the engine; host processes do not. */
+static bool needs_engine(const struct plan *pl) {
+        for (size_t i = 0; i < pl->n_targets; i++)
+                if (pl->targets[i].container)
+                        return true;
+        for (size_t i = 0; i < pl->spec->observability.n_sources; i++)
+                if (pl->spec->observability.sources[i].kind == OBS_INSPECTION)
+                        return true;
+        return false;
+}
+
 /* The janitor before every run: leases of dead controllers are recovered
  * first, and a run does not start while an earlier one left something dirty. */
 static int sweep(struct cli_ctx *ctx, struct evidence *ev, bool json, struct mh_error *reterr) {
@@ -80,7 +91,8 @@ static int execute(
         bool json = ctx->format == CLI_FORMAT_JSON || cli_arg(ctx, args, "json");
         int r;
 
-        if ((r = engine_open(ctx->podman ? ENGINE_PODMAN : ENGINE_DOCKER, NULL, &engine, reterr)) < 0 ||
+        if ((needs_engine(in->plan) &&
+             (r = engine_open(ctx->podman ? ENGINE_PODMAN : ENGINE_DOCKER, NULL, &engine, reterr)) < 0) ||
             (r = evidence_open(ctx->db_path, &ev, reterr)) < 0)
                 return r;
         const char *ssh_args[] = { "-F", cli_arg(ctx, args, "ssh-config"), NULL };

@@ -20,6 +20,7 @@ DEFINE_STRING_TABLE_LOOKUP(log_level, enum log_level)
 const char *const target_runtime_table[_TARGET_RUNTIME_MAX] = {
         [TARGET_RUNTIME_DOCKER] = "docker",
         [TARGET_RUNTIME_KUBERNETES] = "kubernetes",
+        [TARGET_RUNTIME_PROCESS] = "process",
 };
 DEFINE_STRING_TABLE_LOOKUP(target_runtime, enum target_runtime)
 

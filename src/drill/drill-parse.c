@@ -110,17 +110,45 @@ static int parse_selection(struct dparser *p, const struct ynode *n) {
 }
 
 /* targets: NAME: {runtime, docker | kubernetes, selection, faults} */
+/* process: {pid: N} or {name: COMM} — a plain host process. */
+static int parse_process(struct dparser *p, const struct ynode *n, struct drill_target *t) {
+        static const char *const keys[] = { "pid", "name", NULL };
+        size_t mark = dp_enter_key(p, "process");
+        int r;
+        if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_check_keys(p, n, keys)) < 0)
+                return r;
+        if (!dp_get(n, "pid") == !dp_get(n, "name"))
+                return dp_fail(p, n, "a process target needs exactly one of 'pid' or 'name'");
+        if ((r = dp_int(p, n, "pid", 1, INT32_MAX, &t->process_pid)) < 0 ||
+            (r = dp_id(p, n, "name", &t->process_name)) < 0)
+                return r;
+        if (t->process_name && strlen(t->process_name) > 15)
+                return dp_fail(
+                        p, dp_get(n, "name"), "'%s' is longer than a process name can be (15 characters)",
+                        t->process_name);
+        dp_leave(p, mark);
+        return 0;
+}
+
 static int parse_runtime_target(struct dparser *p, const struct ynode *n, struct drill_target *t) {
-        static const char *const keys[] = { "runtime", "docker", "kubernetes", "selection", "faults", NULL };
-        const struct ynode *docker = dp_get(n, "docker"), *k8s = dp_get(n, "kubernetes");
+        static const char *const keys[] = { "runtime",   "docker", "kubernetes", "process",
+                                            "selection", "faults", NULL };
+        const struct ynode *docker = dp_get(n, "docker"), *k8s = dp_get(n, "kubernetes"),
+                           *proc = dp_get(n, "process");
         int r;
 
         if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_check_keys(p, n, keys)) < 0 ||
             (r = dp_require(p, n, "runtime")) < 0 ||
             (r = DP_ENUM(p, n, "runtime", target_runtime, &t->runtime)) < 0)
                 return r;
-        if (docker && k8s)
-                return dp_fail(p, n, "a target has either 'docker' or 'kubernetes', not both");
+        if (!!docker + !!k8s + !!proc > 1)
+                return dp_fail(p, n, "a target has one of 'docker', 'kubernetes' or 'process'");
+        if (t->runtime == TARGET_RUNTIME_PROCESS && !proc)
+                return dp_fail(
+                        p, n,
+                        "runtime 'process' needs a 'process: {pid: N}' or 'process: {name: NAME}' block");
+        if (proc && (r = parse_process(p, proc, t)) < 0)
+                return r;
         if (t->runtime == TARGET_RUNTIME_DOCKER && !docker)
                 return dp_fail(p, n, "runtime 'docker' needs a 'docker: {container_name: ...}' block");
         if (t->runtime == TARGET_RUNTIME_KUBERNETES && !k8s)

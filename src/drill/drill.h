@@ -39,6 +39,7 @@ enum log_level {
 enum target_runtime {
         TARGET_RUNTIME_DOCKER,
         TARGET_RUNTIME_KUBERNETES,
+        TARGET_RUNTIME_PROCESS, /* a plain host process, by pid or name (our extension) */
         _TARGET_RUNTIME_MAX,
 };
 
@@ -155,6 +156,8 @@ struct drill_target {
         struct srcpos pos;
         enum target_runtime runtime;
         const char *container_name; /* docker: the container to resolve; equals name under containers: */
+        const char *process_name;   /* process: by /proc/PID/comm ... */
+        int64_t process_pid;        /* ... or by pid (> 0) */
         struct drill_k8s_ref k8s;
         struct drill_fault *faults;
         size_t n_faults;

@@ -71,9 +71,10 @@ int fault_apply_crash_loop(struct fault_exec *fx, struct mh_error *reterr) {
         pthread_mutex_unlock(&loops_lock);
         if (e != 0) {
                 free(l);
-                return mh_error_set(reterr, -e, MH_EXIT_GENERAL_FAILURE, "crash_loop",
-                                    "cannot start a crash loop on %s: %s", fx->target.container_name,
-                                    e == EBUSY ? "one is already running or too many are" : strerror(e));
+                return mh_error_set(
+                        reterr, -e, MH_EXIT_GENERAL_FAILURE, "crash_loop",
+                        "cannot start a crash loop on %s: %s", fx->target.container_name,
+                        e == EBUSY ? "one is already running or too many are" : strerror(e));
         }
         return 0;
 }

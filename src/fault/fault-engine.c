@@ -1,6 +1,5 @@
 #include "fault.h"
 
-
 #define RESTART_TIMEOUT_S 10
 
 int fault_apply_container_pause(struct fault_exec *fx, struct mh_error *reterr) {

@@ -24,9 +24,13 @@ struct target_identity {
         char container_name[256];
         char started_at[48];       /* container start, from the engine */
         struct proc_identity main; /* host pid + start time of the main process; pid 0 when not running */
-        int64_t nano_cpus, cpu_quota, cpu_period; /* CPU limit before the fault; 0 = none */
+        int64_t cpu_quota,
+                cpu_period; /* the cgroup's CPU quota before the fault (-1 unlimited); period 0 = unknown */
 };
 
+/* A plain host process, by pid (> 0) or by name: engine "host", no container. */
+int target_identity_of_process(int64_t pid, const char *name, struct target_identity *ret, struct mh_error *reterr);
+bool target_is_host_process(const struct target_identity *t);
 int target_identity_resolve(
         struct engine *e, const char *container, struct target_identity *ret, struct mh_error *reterr);
 json_t *target_identity_json(const struct target_identity *t);
@@ -59,8 +63,9 @@ const struct fault_mechanism *fault_mechanism_at(size_t i);
 bool comp_op_supported(enum comp_op op);
 int comp_op_run(enum comp_op op, struct engine *e, const struct target_identity *t, struct mh_error *reterr);
 /* Every undo op of a lease, in order; stops at the first failure. */
-int comp_ops_run(const enum comp_op *ops, size_t n, struct engine *e, const struct target_identity *t,
-                 struct mh_error *reterr);
+int comp_ops_run(
+        const enum comp_op *ops, size_t n, struct engine *e, const struct target_identity *t,
+        struct mh_error *reterr);
 
 /* One look; *ret_ok tells whether the target is back. detail says what was seen. */
 bool verify_probe_supported(enum verify_probe v);
@@ -86,6 +91,7 @@ int fault_apply_crash_loop(struct fault_exec *fx, struct mh_error *reterr);
 
 /* fault-crash-loop.c: the kill/start cadence runs in a thread until stopped. */
 int crash_loop_stop(const char *container_id);
-/* fault-cpu.c: the NanoCpus a throttle of percent sets, given the limit before. */
-int64_t cpu_throttle_target(const struct target_identity *before, double percent, long host_cpus);
-int cpu_restore(struct engine *e, const struct target_identity *t, struct mh_error *reterr);
+/* fault-cpu.c: the quota a throttle to percent of the previous allowance sets
+ * (all host CPUs when it was unlimited); the kernel's minimum is 1 ms. */
+int64_t cpu_throttle_quota(const struct target_identity *before, double percent, long host_cpus);
+int cpu_quota_restore(const struct target_identity *t, struct mh_error *reterr);

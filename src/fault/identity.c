@@ -1,5 +1,7 @@
 #include "fault.h"
 
+#include "sys/cgroup.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -19,40 +21,40 @@ int target_identity_resolve(
         copy(t.container_id, sizeof(t.container_id), c.id);
         copy(t.container_name, sizeof(t.container_name), c.name);
         copy(t.started_at, sizeof(t.started_at), c.started_at);
-        t.nano_cpus = c.nano_cpus;
-        t.cpu_quota = c.cpu_quota;
-        t.cpu_period = c.cpu_period;
         if (c.running && c.pid > 0 && (r = proc_identity_read(c.pid, &t.main, reterr)) < 0)
                 return r;
+        /* Recorded before any fault, so cpu.throttle's undo can put exactly this back. */
+        if (t.main.pid > 0 && cgroup_cpu_quota(&t.main, &t.cpu_quota, &t.cpu_period, NULL) < 0)
+                t.cpu_quota = t.cpu_period = 0;
         *ret = t;
         return 0;
 }
 
 json_t *target_identity_json(const struct target_identity *t) {
         return json_pack(
-                "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:I, s:I}", "engine", t->engine, "socket", t->socket,
+                "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:I}", "engine", t->engine, "socket", t->socket,
                 "container_id", t->container_id, "container_name", t->container_name, "started_at",
                 t->started_at, "pid", (int)t->main.pid, "pid_start_time", (json_int_t)t->main.start_time,
-                "nano_cpus", (json_int_t)t->nano_cpus, "cpu_quota", (json_int_t)t->cpu_quota, "cpu_period",
-                (json_int_t)t->cpu_period);
+                "cpu_quota", (json_int_t)t->cpu_quota, "cpu_period", (json_int_t)t->cpu_period);
 }
 
 int target_identity_from_json(const json_t *j, struct target_identity *ret, struct mh_error *reterr) {
         const char *engine = NULL, *socket = NULL, *id = NULL, *name = NULL, *started = NULL;
         int pid = 0;
-        json_int_t start_time = 0, nano_cpus = 0, cpu_quota = 0, cpu_period = 0;
+        json_int_t start_time = 0, cpu_quota = 0, cpu_period = 0;
         json_error_t err;
         if (json_unpack_ex(
-                    (json_t *)j, &err, 0, "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s?I, s?I, s?I}", "engine", &engine,
+                    (json_t *)j, &err, 0, "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s?I, s?I}", "engine", &engine,
                     "socket", &socket, "container_id", &id, "container_name", &name, "started_at", &started,
-                    "pid", &pid, "pid_start_time", &start_time, "nano_cpus", &nano_cpus, "cpu_quota",
-                    &cpu_quota, "cpu_period", &cpu_period) < 0 ||
+                    "pid", &pid, "pid_start_time", &start_time, "cpu_quota", &cpu_quota, "cpu_period",
+                    &cpu_period) < 0 ||
             pid < 0 || start_time < 0)
                 return mh_error_set(
                         reterr, -EPROTO, MH_EXIT_GENERAL_FAILURE, "bad_identity",
                         "runtime identity in the lease is malformed: %s", err.text);
         struct target_identity t = { .main = { .pid = pid, .start_time = (uint64_t)start_time },
-                                     .nano_cpus = nano_cpus, .cpu_quota = cpu_quota, .cpu_period = cpu_period };
+                                     .cpu_quota = cpu_quota,
+                                     .cpu_period = cpu_period };
         copy(t.engine, sizeof(t.engine), engine);
         copy(t.socket, sizeof(t.socket), socket);
         copy(t.container_id, sizeof(t.container_id), id);
@@ -60,4 +62,32 @@ int target_identity_from_json(const json_t *j, struct target_identity *ret, stru
         copy(t.started_at, sizeof(t.started_at), started);
         *ret = t;
         return 0;
+}
+
+static void comm_of(pid_t pid, char *buf, size_t size) {
+        char path[64];
+        snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+        FILE *f = fopen(path, "re");
+        if (!f || !fgets(buf, (int)size, f))
+                snprintf(buf, size, "pid %d", (int)pid);
+        buf[strcspn(buf, "\n")] = '\0';
+        if (f)
+                fclose(f);
+}
+
+int target_identity_of_process(
+        int64_t pid, const char *name, struct target_identity *ret, struct mh_error *reterr) {
+        struct target_identity t = { 0 };
+        int r = pid > 0 ? proc_identity_read((pid_t)pid, &t.main, reterr)
+                        : proc_find_by_name(name, &t.main, reterr);
+        if (r < 0)
+                return r;
+        copy(t.engine, sizeof(t.engine), "host");
+        comm_of(t.main.pid, t.container_name, sizeof(t.container_name));
+        *ret = t;
+        return 0;
+}
+
+bool target_is_host_process(const struct target_identity *t) {
+        return strcmp(t->engine, "host") == 0;
 }

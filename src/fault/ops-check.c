@@ -1,7 +1,11 @@
 #include "fault.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "sys/cgroup.h"
 
 /* Verify probes (is the target back?) and effect checks (is the fault in
  * force?) share their looks at the process and the container. */
@@ -28,6 +32,30 @@ static void describe(char *detail, size_t size, const struct engine_container *c
         snprintf(detail, size, "container %s is %s", c->name, c->paused ? "paused" : c->status);
 }
 
+/* The target's cgroup quota now; false (with detail) when it cannot be read. */
+static bool look_quota(
+        const struct target_identity *t, int64_t *quota, int64_t *period, char *detail, size_t size) {
+        struct mh_error e = { 0 };
+        if (t->main.pid > 0 && cgroup_cpu_quota(&t->main, quota, period, &e) >= 0)
+                return true;
+        snprintf(detail, size, "%s", t->main.pid > 0 ? e.msg : "no main process");
+        return false;
+}
+
+static int verify_cpu(const struct target_identity *t, bool *ret_ok, char *detail, size_t size) {
+        int64_t q = 0, p = 0;
+        if (!look_quota(t, &q, &p, detail, size)) {
+                *ret_ok = t->main.pid <= 0 ||
+                          proc_state(&t->main, NULL, NULL) == -ESRCH; /* gone: nothing left */
+                return 0;
+        }
+        *ret_ok = (q == t->cpu_quota || (q < 0 && t->cpu_quota < 0)) && p == t->cpu_period;
+        snprintf(
+                detail, size, "cpu quota %" PRId64 "/%" PRId64 " (before: %" PRId64 "/%" PRId64 ")", q, p,
+                t->cpu_quota, t->cpu_period);
+        return 0;
+}
+
 int verify_probe_run(
         enum verify_probe v, struct engine *e, const struct target_identity *t, bool *ret_ok, char *detail,
         size_t size) {
@@ -50,12 +78,33 @@ int verify_probe_run(
                 *ret_ok = c.running && !c.paused && !c.restarting;
                 describe(detail, size, &c);
                 return 0;
+        case VERIFY_CPU_RESTORED: return verify_cpu(t, ret_ok, detail, size);
+        case VERIFY_PROCESS_RUNNING: {
+                struct proc_identity now;
+                struct mh_error why = { 0 };
+                *ret_ok = proc_find_by_name(t->container_name, &now, &why) >= 0 || why.code == -ENOTUNIQ;
+                snprintf(detail, size, "%.200s", *ret_ok ? "a process of that name runs" : why.msg);
+                return 0;
+        }
         default: return -EOPNOTSUPP;
         }
 }
 
 bool verify_probe_supported(enum verify_probe v) {
-        return v == VERIFY_PROCESS_NOT_STOPPED || v == VERIFY_CONTAINER_RUNNING;
+        return v == VERIFY_PROCESS_NOT_STOPPED || v == VERIFY_CONTAINER_RUNNING ||
+               v == VERIFY_CPU_RESTORED || v == VERIFY_PROCESS_RUNNING;
+}
+
+static int cpu_effect(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
+        int64_t q = 0, p = 0,
+                want = cpu_throttle_quota(
+                        &fx->target, fault_param_num(fx, "percent", 50), sysconf(_SC_NPROCESSORS_ONLN));
+        *ret = look_quota(&fx->target, &q, &p, detail, size) && q == want;
+        if (*ret || q)
+                snprintf(
+                        detail, size, "cpu quota %" PRId64 "/%" PRId64 "us (wanted %" PRId64 ")", q, p,
+                        want);
+        return 0;
 }
 
 static int container_effect(
@@ -95,10 +144,19 @@ int effect_check_run(
         case EFFECT_CONTAINER_PAUSED:
         case EFFECT_CONTAINER_EXITED:
         case EFFECT_CONTAINER_RESTARTED: return container_effect(ck, fx, ret_in_force, detail, size);
+        case EFFECT_CPU_LIMITED: return cpu_effect(fx, ret_in_force, detail, size);
         default: return -EOPNOTSUPP;
         }
 }
 
 bool effect_check_supported(enum effect_check c) {
-        return c <= EFFECT_CONTAINER_RESTARTED;
+        switch (c) {
+        case EFFECT_PROCESS_STOPPED:
+        case EFFECT_PROCESS_GONE:
+        case EFFECT_CONTAINER_PAUSED:
+        case EFFECT_CONTAINER_EXITED:
+        case EFFECT_CONTAINER_RESTARTED:
+        case EFFECT_CPU_LIMITED: return true;
+        default: return false;
+        }
 }

@@ -33,6 +33,15 @@ static int undo_crash_loop_stop(struct engine *e, const struct target_identity *
         return crash_loop_stop(t->container_id);
 }
 
+static int undo_cgroup_restore_cpu(
+        struct engine *e, const struct target_identity *t, struct mh_error *reterr) {
+        return cpu_quota_restore(t, reterr);
+}
+
+static int undo_none(struct engine *e, const struct target_identity *t, struct mh_error *reterr) {
+        return 0;
+}
+
 typedef int (*undo_fn)(struct engine *, const struct target_identity *, struct mh_error *);
 
 static const undo_fn undo_ops[_COMP_OP_MAX] = {
@@ -40,6 +49,8 @@ static const undo_fn undo_ops[_COMP_OP_MAX] = {
         [COMP_OP_ENGINE_START] = undo_engine_start,
         [COMP_OP_ENGINE_UNPAUSE] = undo_engine_unpause,
         [COMP_OP_CRASH_LOOP_STOP] = undo_crash_loop_stop,
+        [COMP_OP_CGROUP_RESTORE_CPU] = undo_cgroup_restore_cpu,
+        [COMP_OP_NONE] = undo_none,
 };
 
 bool comp_op_supported(enum comp_op op) {
@@ -52,11 +63,18 @@ int comp_op_run(
                 return mh_error_set(
                         reterr, -EOPNOTSUPP, MH_EXIT_GENERAL_FAILURE, "not_implemented",
                         "undo op %s is not implemented in this version", comp_op_to_string(op));
+        bool needs_engine = op == COMP_OP_ENGINE_START || op == COMP_OP_ENGINE_UNPAUSE;
+        if (needs_engine && !e)
+                return mh_error_set(
+                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "no_engine",
+                        "undo op %s needs a container engine; %s is a host process", comp_op_to_string(op),
+                        t->container_name);
         return undo_ops[op](e, t, reterr);
 }
 
-int comp_ops_run(const enum comp_op *ops, size_t n, struct engine *e, const struct target_identity *t,
-                 struct mh_error *reterr) {
+int comp_ops_run(
+        const enum comp_op *ops, size_t n, struct engine *e, const struct target_identity *t,
+        struct mh_error *reterr) {
         for (size_t i = 0; i < n; i++) {
                 int r = comp_op_run(ops[i], e, t, reterr);
                 if (r < 0) {

@@ -9,6 +9,7 @@
         X("container.kill", fault_apply_container_kill)                                                     \
         X("container.pause", fault_apply_container_pause)                                                   \
         X("container.restart", fault_apply_container_restart)                                               \
+        X("cpu.throttle", fault_apply_cpu_throttle)                                                         \
         X("node.service_stop", fault_apply_node_service_stop)                                               \
         X("process.crash_loop", fault_apply_crash_loop)                                                     \
         X("proc.pause", fault_apply_proc_pause)                                                             \

@@ -82,6 +82,21 @@ static const struct comp_template templates[] = {
         NFT("tls.handshake_failure"),
 };
 
+/* A plain host process that was stopped or killed comes back only through its
+ * supervisor (systemd, a shell loop): nothing of ours to undo, and the verify
+ * probe says whether it did come back. */
+static const struct comp_template host_process_templates[] = {
+        T("process.kill", OPS(COMP_OP_NONE), PROBES(VERIFY_PROCESS_RUNNING), EFFECT_PROCESS_GONE),
+        T("process.stop", OPS(COMP_OP_NONE), PROBES(VERIFY_PROCESS_RUNNING), EFFECT_PROCESS_GONE),
+};
+
+const struct comp_template *comp_template_find_for(const char *fault_id, bool host_process) {
+        for (size_t i = 0; host_process && i < ELEMENTSOF(host_process_templates); i++)
+                if (strcmp(host_process_templates[i].fault_id, fault_id) == 0)
+                        return &host_process_templates[i];
+        return comp_template_find(fault_id);
+}
+
 const struct comp_template *comp_template_find(const char *fault_id) {
         for (size_t i = 0; i < ELEMENTSOF(templates); i++)
                 if (strcmp(templates[i].fault_id, fault_id) == 0)

@@ -11,6 +11,7 @@
  * name) is written into the lease at injection time. Every undo op is
  * idempotent and harmless on a fault that was never applied. */
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "catalog/ops.h"
@@ -28,5 +29,7 @@ struct comp_template {
 
 /* NULL when the fault has no compensation template. */
 const struct comp_template *comp_template_find(const char *fault_id);
+/* The template for a fault on a plain host process (process.kill/stop differ: no engine restarts it). */
+const struct comp_template *comp_template_find_for(const char *fault_id, bool host_process);
 size_t comp_template_count(void);
 const struct comp_template *comp_template_at(size_t i);

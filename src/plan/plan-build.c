@@ -1,6 +1,7 @@
 #include "plan-internal.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,9 +69,25 @@ static int resolve(
         struct plan_builder *b, const char *name, struct srcpos pos, const char *what,
         const struct topo_container **ret) {
         struct mh_error why = { 0 };
+        if (!b->topo)
+                return pb_fail(
+                        b, pos, "%s: '%s' can only be resolved in a compose file (-c FILE)", what, name);
         if (topology_resolve(b->topo, name, ret, &why) >= 0)
                 return 0;
         return pb_fail(b, pos, "%s: %s", what, why.msg);
+}
+
+/* A plain host process: resolved live at run time, by pid or by name. */
+static int process_target(struct plan_builder *b, const struct drill_target *t, struct plan_target *pt) {
+        char label[64];
+        if (t->process_name)
+                snprintf(label, sizeof(label), "%s", t->process_name);
+        else
+                snprintf(label, sizeof(label), "pid %" PRId64, t->process_pid);
+        if (!(pt->label = arena_strdup(&b->plan->arena, label)))
+                return pb_oom(b);
+        pt->node_kinds = NK_PROC;
+        return 0;
 }
 
 static int resolve_targets(struct plan_builder *b) {
@@ -91,11 +108,22 @@ static int resolve_targets(struct plan_builder *b) {
                                 "target '%s': kubernetes targets are not supported yet; "
                                 "use a docker target",
                                 t->name);
+                pt->src = t;
+                if (t->runtime == TARGET_RUNTIME_PROCESS) {
+                        if ((r = process_target(b, t, pt)) < 0)
+                                return r;
+                        continue;
+                }
+                if (!b->topo)
+                        return pb_fail(
+                                b, t->pos,
+                                "target '%s' is a container, so a compose file is needed (-c FILE)",
+                                t->name);
                 snprintf(what, sizeof(what), "target '%s'", t->name);
                 if ((r = resolve(b, t->container_name, t->pos, what, &pt->container)) < 0)
                         return r;
-                pt->src = t;
                 pt->service = &b->topo->services[pt->container->service];
+                pt->label = pt->container->name;
                 pt->node_kinds = NK_SVC | NK_CTR;
         }
         return 0;

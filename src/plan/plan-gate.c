@@ -22,8 +22,8 @@ static int gate_node_kind(struct plan_builder *b, struct plan_fault *f) {
                 return 0;
         strv_join(kinds, sizeof(kinds), names, node_kind_names(def->node_kinds, names), 0);
         return pb_fail(
-                b, f->src->pos, "%s does not apply to container '%s' (it applies to: %s)", def->id,
-                f->target->container->name, kinds);
+                b, f->src->pos, "%s does not apply to target '%s' (it applies to: %s)", def->id,
+                f->target->label, kinds);
 }
 
 /* The reference moved the whole host clock with `date -s`. A container shares
@@ -36,7 +36,7 @@ static int gate_host_clock(struct plan_builder *b, struct plan_fault *f) {
                 reason, sizeof(reason),
                 "clock.skew on '%s': the container shares the host kernel's clock, so skewing it would move "
                 "the host's clock for every process",
-                f->target->container->name);
+                f->target->label);
         return refuse(b, f, "safety.host_clock", reason);
 }
 
@@ -53,7 +53,7 @@ static int gate_risk(struct plan_builder *b, struct plan_fault *f) {
 }
 
 static int gate_compensation(struct plan_builder *b, struct plan_fault *f) {
-        f->comp = comp_template_find(f->src->def->id);
+        f->comp = comp_template_find_for(f->src->def->id, f->target->src->runtime == TARGET_RUNTIME_PROCESS);
         if (f->comp)
                 return 0;
         int r = pb_fail(

@@ -13,6 +13,14 @@ static json_t *node_kinds_json(unsigned bits) {
 }
 
 static json_t *target_json(const struct plan_target *t) {
+        if (!t->container) {
+                json_t *o = json_pack(
+                        "{s:s, s:s, s:s, s:o}", "name", t->src->name, "runtime", "process", "process",
+                        t->label, "node_kinds", node_kinds_json(t->node_kinds));
+                if (o && t->src->process_pid > 0)
+                        json_object_set_new(o, "pid", json_integer(t->src->process_pid));
+                return o;
+        }
         return json_pack(
                 "{s:s, s:s, s:s, s:s, s:o}", "name", t->src->name, "runtime",
                 target_runtime_to_string(t->src->runtime), "container", t->container->name, "service",
@@ -38,7 +46,7 @@ static json_t *ops_json(
                 json_array_append_new(
                         a, json_pack(
                                    "{s:s, s:{s:s}}", key, name_of(ops[i]), "args", "container",
-                                   f->target->container->name));
+                                   f->target->label));
         return a;
 }
 
@@ -68,10 +76,10 @@ static json_t *fault_json(const struct plan_fault *f) {
                 f->id, "fault", src->def->id, "target", f->target->src->name, "duration_ms",
                 (json_int_t)src->duration_ms, "risk", risk_to_string(src->def->risk), "mechanism",
                 mechanism_to_string(src->def->mechanism), "on_failure",
-                on_failure_to_string(src->on_failure), "recovery", src->recovery, "params", plan_fault_params_json(src),
-                "peers", strings_json(f->peers, f->n_peers), "compensation", compensation_json(f),
-                "effect_check", "check", effect_check_to_string(f->comp->effect), "args", "container",
-                f->target->container->name, "lease_ttl_s", (json_int_t)f->lease_ttl_s);
+                on_failure_to_string(src->on_failure), "recovery", src->recovery, "params",
+                plan_fault_params_json(src), "peers", strings_json(f->peers, f->n_peers), "compensation",
+                compensation_json(f), "effect_check", "check", effect_check_to_string(f->comp->effect),
+                "args", "container", f->target->label, "lease_ttl_s", (json_int_t)f->lease_ttl_s);
         if (o && src->network_path)
                 json_object_set_new(o, "network_path", json_string(src->network_path));
         return o;
@@ -152,8 +160,9 @@ int plan_body_json(const struct plan *pl, json_t **ret) {
         json_t *o = json_pack(
                 "{s:s, s:{s:s, s:s}, s:o, s:{s:s, s:I}, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "format",
                 PLAN_FORMAT, "drill", "name", s->name, "hypothesis", s->hypothesis, "config",
-                plan_json_config(&s->config), "topology", "project", pl->topology->project, "services",
-                (json_int_t)pl->topology->n_services, "targets",
+                plan_json_config(&s->config), "topology", "project",
+                pl->topology ? pl->topology->project : "", "services",
+                (json_int_t)(pl->topology ? pl->topology->n_services : 0), "targets",
                 ARRAY_OF(pl->targets, pl->n_targets, target_json), "faults",
                 ARRAY_OF(pl->faults, pl->n_faults, fault_json), "steps", steps, "success",
                 plan_json_success(&s->success), "observability", plan_json_observability(&s->observability),

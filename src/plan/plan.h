@@ -27,8 +27,9 @@
 
 struct plan_target {
         const struct drill_target *src;
-        const struct topo_container *container;
+        const struct topo_container *container; /* docker targets; NULL for a host process */
         const struct topo_service *service;
+        const char *label;   /* the container name, or "pid 123" / the process name */
         unsigned node_kinds; /* NK_* bits this target counts as */
 };
 
@@ -81,7 +82,8 @@ struct plan {
 };
 
 /* Resolves, gates, compensates and fingerprints. Errors point into the drill
- * (exit 4), or are safety refusals (exit 5). Nothing is touched. */
+ * (exit 4), or are safety refusals (exit 5). Nothing is touched. topo may be
+ * NULL when every target is a host process. */
 int plan_build(
         const struct drill_spec *spec, const struct topology *topo, struct plan **ret,
         struct mh_error *reterr);

@@ -37,7 +37,8 @@ static json_t *run_row(struct recovery *rc, const char *run_id) {
 /* A live controller (its run shown "running", not "stale") owns its leases until their TTL passes. */
 static bool owned_by_live_controller(struct recovery *rc, const json_t *lease) {
         const json_t *run = run_row(rc, str(lease, "run_id"));
-        return run && strcmp(str(run, "status"), "running") == 0 && !json_is_true(json_object_get(lease, "overdue"));
+        return run && strcmp(str(run, "status"), "running") == 0 &&
+               !json_is_true(json_object_get(lease, "overdue"));
 }
 
 static bool selected(struct recovery *rc, const json_t *lease) {
@@ -59,16 +60,19 @@ static json_t *names_of(const json_t *ops, const char *key) {
 
 /* The journal's lease, as task.execute takes it. */
 static json_t *agent_lease_json(const json_t *lease) {
-        return json_pack("{s:s, s:s, s:I, s:I, s:O, s:{}, s:o, s:o}", "id", str(lease, "id"), "fault_id",
-                         str(lease, "fault_id"), "ttl_seconds", (json_int_t)120, "duration_ms", (json_int_t)0,
-                         "target", json_object_get(lease, "runtime_identity"), "params", "undo",
-                         names_of(json_object_get(lease, "undo"), "op"), "verify",
-                         names_of(json_object_get(lease, "verify"), "probe"));
+        return json_pack(
+                "{s:s, s:s, s:I, s:I, s:O, s:{}, s:o, s:o}", "id", str(lease, "id"), "fault_id",
+                str(lease, "fault_id"), "ttl_seconds", (json_int_t)120, "duration_ms", (json_int_t)0,
+                "target", json_object_get(lease, "runtime_identity"), "params", "undo",
+                names_of(json_object_get(lease, "undo"), "op"), "verify",
+                names_of(json_object_get(lease, "verify"), "probe"));
 }
 
-static int call(struct recovery *rc, const json_t *lease, const char *phase, json_t **ret, struct mh_error *e) {
-        json_t *params = json_pack("{s:s, s:s, s:o}", "fault_id", str(lease, "fault_id"), "phase", phase, "lease",
-                                   agent_lease_json(lease));
+static int call(
+        struct recovery *rc, const json_t *lease, const char *phase, json_t **ret, struct mh_error *e) {
+        json_t *params = json_pack(
+                "{s:s, s:s, s:o}", "fault_id", str(lease, "fault_id"), "phase", phase, "lease",
+                agent_lease_json(lease));
         return agent_client_call(rc->agent, "task.execute", params, RECOVERY_CALL_MS, ret, e);
 }
 
@@ -85,7 +89,8 @@ static bool undo_and_verify(struct recovery *rc, const json_t *lease, char *note
         clock_gettime(CLOCK_MONOTONIC, &start);
         for (;;) {
                 json_t *res = NULL;
-                bool ok = call(rc, lease, "verify", &res, &e) >= 0 && json_is_true(json_object_get(res, "verified"));
+                bool ok = call(rc, lease, "verify", &res, &e) >= 0 &&
+                          json_is_true(json_object_get(res, "verified"));
                 snprintf(notes, size, "%.400s", res ? str(res, "detail") : e.msg);
                 json_decref(res);
                 if (ok)
@@ -112,7 +117,8 @@ static int start_agent(struct recovery *rc, const json_t *leases, struct mh_erro
         char roles[256];
         size_t n = 0, i;
         json_t *l;
-        json_array_foreach(leases, i, l) if (n < ELEMENTSOF(ids) && selected(rc, l)) ids[n++] = str(l, "fault_id");
+        json_array_foreach(leases, i, l) if (n < ELEMENTSOF(ids) && selected(rc, l)) ids[n++] =
+                str(l, "fault_id");
         if (n == 0 || rc->agent)
                 return 0;
         agent_roles_for(ids, n, roles, sizeof(roles));
@@ -120,26 +126,28 @@ static int start_agent(struct recovery *rc, const json_t *leases, struct mh_erro
         return agent_client_start(&o, &rc->agent, reterr);
 }
 
-static void report(struct recovery *rc, const json_t *lease, const char *action, const char *outcome,
-                   const char *notes) {
-        json_t *item = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:s}", "lease", str(lease, "id"), "fault",
-                                 str(lease, "fault_id"), "run", str(lease, "run_id"), "state", str(lease, "state"),
-                                 "action", action, "compensate", names_of(json_object_get(lease, "undo"), "op"),
-                                 "probe", names_of(json_object_get(lease, "verify"), "probe"), "outcome", outcome,
-                                 "notes", notes ? notes : "");
+static void report(
+        struct recovery *rc, const json_t *lease, const char *action, const char *outcome,
+        const char *notes) {
+        json_t *item = json_pack(
+                "{s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:s}", "lease", str(lease, "id"), "fault",
+                str(lease, "fault_id"), "run", str(lease, "run_id"), "state", str(lease, "state"), "action",
+                action, "compensate", names_of(json_object_get(lease, "undo"), "op"), "probe",
+                names_of(json_object_get(lease, "verify"), "probe"), "outcome", outcome, "notes",
+                notes ? notes : "");
         json_array_append_new(rc->res->leases, item);
         if (!rc->o->out)
                 return;
         const char *container = str(json_object_get(lease, "runtime_identity"), "container_name");
         if (!rc->o->execute)
-                fprintf(rc->o->out, "would recover lease %s (%s on %s, %s): compensate=%s\n", str(lease, "id"),
-                        str(lease, "fault_id"), container, str(lease, "state"), action);
+                fprintf(rc->o->out, "would recover lease %s (%s on %s, %s): compensate=%s\n",
+                        str(lease, "id"), str(lease, "fault_id"), container, str(lease, "state"), action);
         else if (strcmp(outcome, "recovered") == 0)
-                fprintf(rc->o->out, "recovered %s lease %s (%s on %s)\n", str(lease, "state"), str(lease, "id"),
-                        str(lease, "fault_id"), container);
+                fprintf(rc->o->out, "recovered %s lease %s (%s on %s)\n", str(lease, "state"),
+                        str(lease, "id"), str(lease, "fault_id"), container);
         else
-                fprintf(rc->o->out, "DIRTY lease %s (%s on %s): manual action required: %s\n", str(lease, "id"),
-                        str(lease, "fault_id"), container, notes);
+                fprintf(rc->o->out, "DIRTY lease %s (%s on %s): manual action required: %s\n",
+                        str(lease, "id"), str(lease, "fault_id"), container, notes);
 }
 
 static void recover_one(struct recovery *rc, const json_t *lease) {
@@ -158,7 +166,8 @@ static void recover_one(struct recovery *rc, const json_t *lease) {
         int st = lease_state_from_string(str(lease, "state"));
         bool ok = st >= 0 && to_releasing(rc, id, (enum lease_state)st) >= 0 &&
                   undo_and_verify(rc, lease, notes, sizeof(notes));
-        evidence_recovery_record(rc->ev, id, 1, rc->o->mechanism, ok ? "{\"ok\":true}" : "{\"ok\":false}", ok, NULL);
+        evidence_recovery_record(
+                rc->ev, id, 1, rc->o->mechanism, ok ? "{\"ok\":true}" : "{\"ok\":false}", ok, NULL);
         if (ok) {
                 struct lease_update u = { .release_mechanism = rc->o->mechanism, .set_released_at = true };
                 lease_transition(rc->ev, id, LEASE_RELEASING, LEASE_RELEASED, &u, NULL);
@@ -168,8 +177,9 @@ static void recover_one(struct recovery *rc, const json_t *lease) {
         }
         char escalation[640];
         snprintf(escalation, sizeof(escalation), "DIRTY after %s: %s", rc->o->mechanism, notes);
-        lease_transition(rc->ev, id, LEASE_RELEASING, LEASE_DIRTY,
-                         &(struct lease_update){ .escalation_notes = escalation }, NULL);
+        lease_transition(
+                rc->ev, id, LEASE_RELEASING, LEASE_DIRTY,
+                &(struct lease_update){ .escalation_notes = escalation }, NULL);
         rc->res->dirty++;
         report(rc, lease, action, "dirty", notes);
 }
@@ -181,8 +191,9 @@ static void close_stale_runs(struct recovery *rc) {
         json_object_foreach(rc->runs, run_id, run) {
                 if (strcmp(str(run, "status"), "stale") != 0 || !rc->o->execute)
                         continue;
-                if (evidence_run_finish(rc->ev, run_id, "aborted", NULL, NULL,
-                                        "aborted: the controller died; its leases were recovered", NULL) >= 0)
+                if (evidence_run_finish(
+                            rc->ev, run_id, "aborted", NULL, NULL,
+                            "aborted: the controller died; its leases were recovered", NULL) >= 0)
                         rc->res->runs_closed++;
         }
 }
@@ -191,19 +202,22 @@ static int refuse_live_runs(struct recovery *rc, struct mh_error *reterr) {
         for (size_t i = 0; i < rc->o->n_run_ids && !rc->o->force; i++) {
                 const json_t *run = run_row(rc, rc->o->run_ids[i]);
                 if (!run)
-                        return mh_error_set(reterr, -ENOENT, MH_EXIT_VALIDATION_ERROR, "validation",
-                                            "no run '%s' in the evidence database", rc->o->run_ids[i]);
+                        return mh_error_set(
+                                reterr, -ENOENT, MH_EXIT_VALIDATION_ERROR, "validation",
+                                "no run '%s' in the evidence database", rc->o->run_ids[i]);
                 if (strcmp(str(run, "status"), "running") == 0)
-                        return mh_error_set(reterr, -EBUSY, MH_EXIT_CONFIG_ERROR, "run_alive",
-                                            "run %s is still running under a live controller; stop it (Ctrl-C "
-                                            "undoes its faults) or pass --force",
-                                            rc->o->run_ids[i]);
+                        return mh_error_set(
+                                reterr, -EBUSY, MH_EXIT_CONFIG_ERROR, "run_alive",
+                                "run %s is still running under a live controller; stop it (Ctrl-C "
+                                "undoes its faults) or pass --force",
+                                rc->o->run_ids[i]);
         }
         return 0;
 }
 
-int recovery_run(struct evidence *ev, const struct recovery_options *o, struct recovery_result *ret,
-                 struct mh_error *reterr) {
+int recovery_run(
+        struct evidence *ev, const struct recovery_options *o, struct recovery_result *ret,
+        struct mh_error *reterr) {
         struct recovery rc = { .ev = ev, .o = o, .res = ret, .runs = json_object() };
         json_t *leases = NULL;
         size_t i;

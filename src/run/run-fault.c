@@ -6,12 +6,12 @@
 #include <string.h>
 #include <time.h>
 
-#define EFFECT_WAIT_MS   5000
-#define VERIFY_WAIT_MS   30000
-#define POLL_MS          100
-#define UNDO_ATTEMPTS    3
-#define SLOW_CALL_MS     60000
-#define QUICK_CALL_MS    15000
+#define EFFECT_WAIT_MS 5000
+#define VERIFY_WAIT_MS 30000
+#define POLL_MS        100
+#define UNDO_ATTEMPTS  3
+#define SLOW_CALL_MS   60000
+#define QUICK_CALL_MS  15000
 
 static void bump(struct runner *r, size_t *counter) {
         pthread_mutex_lock(&r->lock);
@@ -41,7 +41,8 @@ static char *ops_json(const struct plan_fault *f, bool verify, const json_t *ide
         for (size_t i = 0; a && i < n; i++) {
                 const char *name = verify ? verify_probe_to_string(f->comp->verify[i])
                                           : comp_op_to_string(f->comp->undo[i]);
-                json_array_append_new(a, json_pack("{s:s, s:O}", verify ? "probe" : "op", name, "args", identity));
+                json_array_append_new(
+                        a, json_pack("{s:s, s:O}", verify ? "probe" : "op", name, "args", identity));
         }
         char *text = dump(a);
         json_decref(a);
@@ -50,9 +51,13 @@ static char *ops_json(const struct plan_fault *f, bool verify, const json_t *ide
 
 static json_t *agent_lease(const struct lease_ctx *c) {
         const struct plan_fault *f = c->f;
-        struct agent_lease l = { .ttl_seconds = f->lease_ttl_s, .duration_ms = f->src->duration_ms,
-                                 .target = c->target, .params = plan_fault_params_json(f->src),
-                                 .n_undo = f->comp->n_undo, .n_verify = f->comp->n_verify, .effect = f->comp->effect };
+        struct agent_lease l = { .ttl_seconds = f->lease_ttl_s,
+                                 .duration_ms = f->src->duration_ms,
+                                 .target = c->target,
+                                 .params = plan_fault_params_json(f->src),
+                                 .n_undo = f->comp->n_undo,
+                                 .n_verify = f->comp->n_verify,
+                                 .effect = f->comp->effect };
         snprintf(l.id, sizeof(l.id), "%s", c->lease_id);
         snprintf(l.fault_id, sizeof(l.fault_id), "%s", f->src->def->id);
         memcpy(l.undo, f->comp->undo, f->comp->n_undo * sizeof(l.undo[0]));
@@ -64,20 +69,26 @@ static json_t *agent_lease(const struct lease_ctx *c) {
 
 static int write_ahead(struct lease_ctx *c, const char *step_id, struct mh_error *e) {
         const struct plan_fault *f = c->f;
-        json_t *identity = target_identity_json(&c->target), *targets = json_pack("[s]", f->target->container->name);
+        json_t *identity = target_identity_json(&c->target), *targets = json_pack("[s]", f->target->label);
         json_t *params = plan_fault_params_json(f->src);
-        char *ident = dump(identity), *undo = ops_json(f, false, identity), *verify = ops_json(f, true, identity);
+        char *ident = dump(identity), *undo = ops_json(f, false, identity),
+             *verify = ops_json(f, true, identity);
         char *targets_text = dump(targets), *params_text = dump(params);
-        struct lease_new l = { .run_id = c->r->run_id, .fault_id = f->src->def->id,
-                               .owner_agent = agent_client_id(c->r->agent), .targets_json = targets_text,
-                               .undo_json = undo, .verify_json = verify, .runtime_identity_json = ident,
+        struct lease_new l = { .run_id = c->r->run_id,
+                               .fault_id = f->src->def->id,
+                               .owner_agent = agent_client_id(c->r->agent),
+                               .targets_json = targets_text,
+                               .undo_json = undo,
+                               .verify_json = verify,
+                               .runtime_identity_json = ident,
                                .ttl_seconds = f->lease_ttl_s };
         int r = ident && undo && verify && targets_text && params_text
                         ? lease_create(c->r->opt->evidence, &l, c->lease_id, e)
                         : mh_error_set(e, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
         if (r >= 0)
-                evidence_invocation(c->r->opt->evidence, c->r->run_id, step_id, f->src->def->id, targets_text,
-                                    params_text, agent_client_id(c->r->agent), c->lease_id, NULL);
+                evidence_invocation(
+                        c->r->opt->evidence, c->r->run_id, step_id, f->src->def->id, targets_text,
+                        params_text, agent_client_id(c->r->agent), c->lease_id, NULL);
         free(ident), free(undo), free(verify), free(targets_text), free(params_text);
         json_decref(targets), json_decref(identity), json_decref(params);
         return r;
@@ -85,7 +96,8 @@ static int write_ahead(struct lease_ctx *c, const char *step_id, struct mh_error
 
 /* task.execute for this lease; a lost agent is remembered for the journal. */
 static int phase(struct lease_ctx *c, const char *name, int timeout_ms, json_t **ret, struct mh_error *e) {
-        json_t *params = json_pack("{s:s, s:s, s:O}", "fault_id", c->f->src->def->id, "phase", name, "lease", c->lease);
+        json_t *params = json_pack(
+                "{s:s, s:s, s:O}", "fault_id", c->f->src->def->id, "phase", name, "lease", c->lease);
         json_t *result = NULL;
         int r = agent_client_call(c->r->agent, "task.execute", params, timeout_ms, &result, e);
         if (r == -EPIPE || r == -ETIMEDOUT)
@@ -134,10 +146,14 @@ static bool run_verify(struct lease_ctx *c, char *notes, size_t size) {
         double until = runner_now_ms() + VERIFY_WAIT_MS;
         while (!look(c, "verify", "verified")) {
                 if (c->agent_lost || runner_now_ms() >= until) {
-                        snprintf(notes, size, "verify still failing after %ds: %.400s", VERIFY_WAIT_MS / 1000, c->detail);
+                        snprintf(
+                                notes, size, "verify still failing after %ds: %.400s", VERIFY_WAIT_MS / 1000,
+                                c->detail);
                         return false;
                 }
-                nanosleep(&(struct timespec){ .tv_nsec = POLL_MS * 1000000L }, NULL); /* verify runs while aborting too */
+                nanosleep(
+                        &(struct timespec){ .tv_nsec = POLL_MS * 1000000L },
+                        NULL); /* verify runs while aborting too */
         }
         return true;
 }
@@ -147,10 +163,11 @@ static void mark_orphaned(struct lease_ctx *c, enum lease_state from) {
         if (from == LEASE_PENDING)
                 lease_transition(ev, c->lease_id, LEASE_PENDING, LEASE_EXPIRED, NULL, NULL);
         else if (lease_transition(ev, c->lease_id, from, LEASE_ORPHANED, NULL, NULL) < 0)
-                lease_transition(ev, c->lease_id, LEASE_RELEASING, LEASE_DIRTY,
-                                 &(struct lease_update){ .escalation_notes = "agent lost during undo; run `mayhem "
-                                                                            "recover execute`" },
-                                 NULL);
+                lease_transition(
+                        ev, c->lease_id, LEASE_RELEASING, LEASE_DIRTY,
+                        &(struct lease_update){ .escalation_notes = "agent lost during undo; run `mayhem "
+                                                                    "recover execute`" },
+                        NULL);
         bump(c->r, &c->r->result->leases_orphaned);
         runner_abort(c->r, "the agent is gone; run `mayhem recover execute %s`", c->r->run_id);
 }
@@ -170,17 +187,21 @@ static bool release(struct lease_ctx *c, enum lease_state from) {
                 mark_orphaned(c, LEASE_RELEASING);
                 return false;
         }
-        evidence_recovery_record(ev, c->lease_id, 1, "normal", ok ? "{\"ok\":true}" : "{\"ok\":false}", ok, NULL);
+        evidence_recovery_record(
+                ev, c->lease_id, 1, "normal", ok ? "{\"ok\":true}" : "{\"ok\":false}", ok, NULL);
         if (ok) {
                 struct lease_update u = { .release_mechanism = "normal", .set_released_at = true };
                 lease_transition(ev, c->lease_id, LEASE_RELEASING, LEASE_RELEASED, &u, NULL);
-                runner_event(c->r, "fault.recovered", json_pack("{s:s, s:s}", "lease", c->lease_id, "detail", c->detail));
+                runner_event(
+                        c->r, "fault.recovered",
+                        json_pack("{s:s, s:s}", "lease", c->lease_id, "detail", c->detail));
                 return true;
         }
         char escalation[FAULT_DETAIL_MAX + 64];
         snprintf(escalation, sizeof(escalation), "DIRTY: %s; run `mayhem recover` or fix by hand", notes);
-        lease_transition(ev, c->lease_id, LEASE_RELEASING, LEASE_DIRTY,
-                         &(struct lease_update){ .escalation_notes = escalation }, NULL);
+        lease_transition(
+                ev, c->lease_id, LEASE_RELEASING, LEASE_DIRTY,
+                &(struct lease_update){ .escalation_notes = escalation }, NULL);
         runner_progress(c->r, "     DIRTY LEASE %s: %s", c->lease_id, notes);
         bump(c->r, &c->r->result->leases_dirty);
         return false;
@@ -192,8 +213,9 @@ static bool release(struct lease_ctx *c, enum lease_state from) {
 static void keep_faulted(struct lease_ctx *c) {
         struct evidence *ev = c->r->opt->evidence;
         json_t *res = NULL;
-        agent_client_call(c->r->agent, "lease.forget", json_pack("{s:s}", "lease_id", c->lease_id), QUICK_CALL_MS,
-                          &res, NULL);
+        agent_client_call(
+                c->r->agent, "lease.forget", json_pack("{s:s}", "lease_id", c->lease_id), QUICK_CALL_MS,
+                &res, NULL);
         json_decref(res);
         struct lease_update u = { .release_mechanism = "kept_faulted", .set_released_at = true };
         lease_transition(ev, c->lease_id, LEASE_ACTIVE, LEASE_RELEASING, NULL, NULL);
@@ -217,15 +239,18 @@ static bool inject(struct lease_ctx *c, struct mh_error *e) {
 /* Holds the fault for its duration, renewing the lease (journal and agent)
  * every third of its TTL so the agent's watchdog never fires while we live. */
 static void hold(struct lease_ctx *c) {
-        double until = runner_now_ms() + (double)c->f->src->duration_ms, slice = c->f->lease_ttl_s * 1000.0 / 3;
+        double until = runner_now_ms() + (double)c->f->src->duration_ms,
+               slice = c->f->lease_ttl_s * 1000.0 / 3;
         while (runner_now_ms() < until && runner_sleep(c->r, MIN(slice, until - runner_now_ms()))) {
                 if (runner_now_ms() >= until)
                         break;
                 json_t *res = NULL;
-                agent_client_call(c->r->agent, "lease.extend",
-                                  json_pack("{s:s, s:I}", "lease_id", c->lease_id, "ttl_seconds",
-                                            (json_int_t)c->f->lease_ttl_s),
-                                  QUICK_CALL_MS, &res, NULL);
+                agent_client_call(
+                        c->r->agent, "lease.extend",
+                        json_pack(
+                                "{s:s, s:I}", "lease_id", c->lease_id, "ttl_seconds",
+                                (json_int_t)c->f->lease_ttl_s),
+                        QUICK_CALL_MS, &res, NULL);
                 json_decref(res);
                 lease_extend(c->r->opt->evidence, c->lease_id, c->f->lease_ttl_s, NULL);
         }
@@ -238,8 +263,10 @@ static bool held_and_released(struct lease_ctx *c) {
         char source[64];
         snprintf(source, sizeof(source), "%s.effect", f->id);
         runner_observe(r, source, OBS_VALUE_BOOLEAN, in_force, c->detail);
-        runner_event(r, "fault.observed",
-                     json_pack("{s:s, s:b, s:s}", "lease", c->lease_id, "in_force", in_force, "detail", c->detail));
+        runner_event(
+                r, "fault.observed",
+                json_pack(
+                        "{s:s, s:b, s:s}", "lease", c->lease_id, "in_force", in_force, "detail", c->detail));
         if (in_force) {
                 bump(r, &r->result->faults_in_force);
                 runner_progress(r, "     in force: %s", c->detail);
@@ -258,28 +285,39 @@ static bool held_and_released(struct lease_ctx *c) {
         return ok;
 }
 
+static int resolve_target(
+        struct runner *r, const struct plan_target *t, struct target_identity *ret, struct mh_error *e) {
+        if (t->src->runtime == TARGET_RUNTIME_PROCESS)
+                return target_identity_of_process(t->src->process_pid, t->src->process_name, ret, e);
+        return target_identity_resolve(r->opt->engine, t->container->name, ret, e);
+}
+
 bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step_id) {
         struct lease_ctx c = { .r = r, .f = f };
         struct mh_error e = { 0 };
         bool ok;
 
-        if (target_identity_resolve(r->opt->engine, f->target->container->name, &c.target, &e) < 0 ||
-            write_ahead(&c, step_id, &e) < 0) {
+        if (resolve_target(r, f->target, &c.target, &e) < 0 || write_ahead(&c, step_id, &e) < 0) {
                 runner_progress(r, "  [FAIL] %s %s: %s", f->id, f->src->def->id, e.msg);
                 return false;
         }
         c.lease = agent_lease(&c);
         if (!inject(&c, &e)) {
-                runner_progress(r, "  [FAIL] %s %s on %s: not applied: %s", f->id, f->src->def->id,
-                                f->target->container->name, e.msg);
-                runner_event(r, "fault.failed", json_pack("{s:s, s:s}", "lease", c.lease_id, "error", e.msg));
+                runner_progress(
+                        r, "  [FAIL] %s %s on %s: not applied: %s", f->id, f->src->def->id, f->target->label,
+                        e.msg);
+                runner_event(
+                        r, "fault.failed", json_pack("{s:s, s:s}", "lease", c.lease_id, "error", e.msg));
                 release(&c, LEASE_PENDING); /* undo is harmless on a fault never applied */
                 ok = false;
         } else {
                 bump(r, &r->result->faults_injected);
-                runner_progress(r, "     injected %s on %s (lease %s)", f->src->def->id, f->target->container->name,
-                                c.lease_id);
-                runner_event(r, "fault.injected", json_pack("{s:s, s:s}", "lease", c.lease_id, "fault", f->src->def->id));
+                runner_progress(
+                        r, "     injected %s on %s (lease %s)", f->src->def->id, f->target->label,
+                        c.lease_id);
+                runner_event(
+                        r, "fault.injected",
+                        json_pack("{s:s, s:s}", "lease", c.lease_id, "fault", f->src->def->id));
                 ok = held_and_released(&c);
         }
         json_decref(c.lease);

@@ -64,7 +64,9 @@ static void observe_inspection(struct runner *r, const struct drill_obs_source *
         struct engine_container c;
         struct mh_error e = { 0 };
         char detail[300];
-        bool ok = engine_container_inspect(r->opt->engine, s->container, &c, &e) >= 0;
+        bool ok = r->opt->engine && engine_container_inspect(r->opt->engine, s->container, &c, &e) >= 0;
+        if (!r->opt->engine)
+                snprintf(e.msg, sizeof(e.msg), "no engine");
         if (ok)
                 snprintf(detail, sizeof(detail), "%s is %s", c.name, c.status);
         runner_observe(

@@ -34,8 +34,9 @@ char *run_summary_markdown(const struct plan *pl, const struct run_result *r) {
         if (r->leases_dirty)
                 strbuf_printf(&b, ", %zu DIRTY (run `mayhem inspect leases`)", r->leases_dirty);
         if (r->leases_orphaned)
-                strbuf_printf(&b, ", %zu ORPHANED: the agent died (run `mayhem recover execute %s`)",
-                              r->leases_orphaned, r->run_id);
+                strbuf_printf(
+                        &b, ", %zu ORPHANED: the agent died (run `mayhem recover execute %s`)",
+                        r->leases_orphaned, r->run_id);
         strbuf_printf(
                 &b, "\n**observations**: %zu/%zu sources collected\n**wall**: %.1fs\n", r->sources_collected,
                 r->sources_total, r->wall_s);

@@ -77,6 +77,17 @@ static int preflight(const struct plan *pl, struct engine *engine, struct mh_err
                         return r;
         for (size_t i = 0; i < pl->n_targets; i++) {
                 struct engine_container c;
+                const struct drill_target *t = pl->targets[i].src;
+                if (t->runtime == TARGET_RUNTIME_PROCESS) {
+                        struct target_identity id;
+                        if ((r = target_identity_of_process(t->process_pid, t->process_name, &id, reterr)) <
+                            0) {
+                                mh_error_reclass(reterr, MH_EXIT_CONFIG_ERROR, "target_missing");
+                                mh_error_prefix(reterr, "target '%s': ", t->name);
+                                return r;
+                        }
+                        continue;
+                }
                 const char *name = pl->targets[i].container->name;
                 r = engine_container_inspect(engine, name, &c, reterr);
                 if (r == -ENOENT)
@@ -130,7 +141,9 @@ static int begin(struct runner *r, struct mh_error *reterr) {
                 .spec_json = r->opt->spec_json,
                 .plan_json = r->plan->canonical_json,
                 .plan_fingerprint = r->plan->fingerprint,
-                .engine = engine_kind_of(r->opt->engine) == ENGINE_PODMAN ? "podman" : "docker",
+                .engine = !r->opt->engine                                   ? "host"
+                          : engine_kind_of(r->opt->engine) == ENGINE_PODMAN ? "podman"
+                                                                            : "docker",
                 .controller_pid = (int)getpid(),
                 .controller_start_time = start,
         };

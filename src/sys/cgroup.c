@@ -518,64 +518,71 @@ static int parse_quota_field(const char *s, int64_t *ret) {
         return 0;
 }
 
+/* The directory of target's cpu controller: the v1 cpu hierarchy if there is
+ * one, else the v2 group (which then must offer cpu.max). */
+static int cpu_dir_open(const struct proc_identity *target, int *ret_fd, bool *ret_v2, char *ret_path,
+                        size_t path_size, struct mh_error *reterr) {
+        _cleanup_free_ char *mountinfo = NULL;
+        struct cgroup_info info;
+        char dir[CGROUP_PATH_MAX], root[CGROUP_PATH_MAX];
+        int r = cgroup_of_process(target, &info, reterr);
+        if (r < 0 || (r = read_mountinfo(&mountinfo, reterr)) < 0)
+                return r;
+        if (info.v1_cpu[0] && cgroup_mount_parse(mountinfo, "cpu", dir, sizeof(dir), root, sizeof(root)) >= 0) {
+                *ret_v2 = false;
+                snprintf(ret_path, path_size, "%s", info.v1_cpu);
+                return hierarchy_dir_open(mountinfo, "cpu", info.v1_cpu, ret_fd, reterr);
+        }
+        if (!info.v2)
+                return mh_error_set(
+                        reterr, -ENOENT, MH_EXIT_CONFIG_ERROR, "cgroup",
+                        "process %d: no cpu controller (neither a v1 cpu hierarchy nor cgroup2)",
+                        (int)target->pid);
+        *ret_v2 = true;
+        snprintf(ret_path, path_size, "%s", info.unified);
+        return hierarchy_dir_open(mountinfo, NULL, info.unified, ret_fd, reterr);
+}
+
 int cgroup_cpu_quota(
         const struct proc_identity *target, int64_t *ret_quota_us, int64_t *ret_period_us,
         struct mh_error *reterr) {
-        _cleanup_free_ char *mountinfo = NULL;
         _cleanup_close_ int fd = -EBADF;
-        struct cgroup_info info;
-        char dir[CGROUP_PATH_MAX], root[CGROUP_PATH_MAX], quota[KNOB_MAX], period[KNOB_MAX];
+        char path[CGROUP_PATH_MAX], quota[KNOB_MAX], period[KNOB_MAX];
+        bool v2 = false;
         int64_t q, p;
-        int r;
-
-        r = cgroup_of_process(target, &info, reterr);
+        int r = cpu_dir_open(target, &fd, &v2, path, sizeof(path), reterr);
         if (r < 0)
                 return r;
-        r = read_mountinfo(&mountinfo, reterr);
-        if (r < 0)
-                return r;
-
-        if (info.v1_cpu[0] &&
-            cgroup_mount_parse(mountinfo, "cpu", dir, sizeof(dir), root, sizeof(root)) >= 0) {
-                r = hierarchy_dir_open(mountinfo, "cpu", info.v1_cpu, &fd, reterr);
-                if (r < 0)
-                        return r;
+        if (!v2) {
                 r = knob_read(fd, "cpu.cfs_quota_us", quota, sizeof(quota));
                 if (r >= 0)
                         r = knob_read(fd, "cpu.cfs_period_us", period, sizeof(period));
                 if (r < 0)
                         return mh_error_set(
                                 reterr, r, MH_EXIT_GENERAL_FAILURE, "cgroup",
-                                "cpu cgroup %s of process %d: cpu.cfs_quota_us/cpu.cfs_period_us: %s",
-                                info.v1_cpu, (int)target->pid, strerror(-r));
-        } else if (info.v2) {
-                r = hierarchy_dir_open(mountinfo, NULL, info.unified, &fd, reterr);
-                if (r < 0)
-                        return r;
+                                "cpu cgroup %s of process %d: cpu.cfs_quota_us/cpu.cfs_period_us: %s", path,
+                                (int)target->pid, strerror(-r));
+        } else {
                 r = knob_read(fd, "cpu.max", quota, sizeof(quota));
                 if (r == -ENOENT)
                         return mh_error_set(
                                 reterr, r, MH_EXIT_CONFIG_ERROR, "cgroup",
                                 "cgroup %s of process %d has no cpu.max (the root, or the cpu controller is "
                                 "not enabled there)",
-                                info.unified, (int)target->pid);
+                                path, (int)target->pid);
                 if (r < 0)
                         return mh_error_set(
-                                reterr, r, MH_EXIT_GENERAL_FAILURE, "cgroup", "cgroup %s: cpu.max: %s",
-                                info.unified, strerror(-r));
+                                reterr, r, MH_EXIT_GENERAL_FAILURE, "cgroup", "cgroup %s: cpu.max: %s", path,
+                                strerror(-r));
                 /* "max 100000" or "50000 100000" */
                 char *sp = strchr(quota, ' ');
                 if (!sp || strlen(sp + 1) >= sizeof(period))
                         return mh_error_set(
                                 reterr, -EPROTO, MH_EXIT_GENERAL_FAILURE, "cgroup",
-                                "cgroup %s: unexpected cpu.max \"%s\"", info.unified, quota);
+                                "cgroup %s: unexpected cpu.max \"%s\"", path, quota);
                 memcpy(period, sp + 1, strlen(sp + 1) + 1);
                 *sp = '\0';
-        } else
-                return mh_error_set(
-                        reterr, -ENOENT, MH_EXIT_CONFIG_ERROR, "cgroup",
-                        "process %d: no cpu controller (neither a v1 cpu hierarchy nor cgroup2)",
-                        (int)target->pid);
+        }
 
         if (parse_quota_field(quota, &q) < 0 || parse_int64(period, &p) < 0 || p <= 0)
                 return mh_error_set(
@@ -584,5 +591,46 @@ int cgroup_cpu_quota(
                         period);
         *ret_quota_us = q;
         *ret_period_us = p;
+        return 0;
+}
+
+static int knob_write(int dirfd, const char *name, const char *value) {
+        _cleanup_close_ int fd = openat(dirfd, name, O_WRONLY | O_CLOEXEC);
+        if (fd < 0)
+                return negative_errno();
+        size_t len = strlen(value);
+        for (;;) {
+                ssize_t w = write(fd, value, len);
+                if (w < 0 && errno == EINTR)
+                        continue;
+                if (w < 0)
+                        return negative_errno();
+                return (size_t)w == len ? 0 : -EIO;
+        }
+}
+
+int cgroup_set_cpu_quota(
+        const struct proc_identity *target, int64_t quota_us, int64_t period_us, struct mh_error *reterr) {
+        _cleanup_close_ int fd = -EBADF;
+        char path[CGROUP_PATH_MAX], quota[32], period[32], both[64];
+        bool v2 = false;
+        if (period_us <= 0 || quota_us == 0 || quota_us < -1)
+                return mh_error_set(
+                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "cgroup",
+                        "invalid cpu quota %" PRId64 " / period %" PRId64, quota_us, period_us);
+        int r = cpu_dir_open(target, &fd, &v2, path, sizeof(path), reterr);
+        if (r < 0)
+                return r;
+        snprintf(quota, sizeof(quota), "%" PRId64, quota_us);
+        snprintf(period, sizeof(period), "%" PRId64, period_us);
+        if (v2) {
+                snprintf(both, sizeof(both), "%s %s", quota_us < 0 ? "max" : quota, period);
+                r = knob_write(fd, "cpu.max", both);
+        } else if ((r = knob_write(fd, "cpu.cfs_period_us", period)) >= 0)
+                r = knob_write(fd, "cpu.cfs_quota_us", quota);
+        if (r < 0)
+                return mh_error_set(
+                        reterr, r, MH_EXIT_GENERAL_FAILURE, "cgroup", "cpu cgroup %s: setting quota %s / period %s: %s",
+                        path, quota, period, strerror(-r));
         return 0;
 }

@@ -67,3 +67,9 @@ int cgroup_info_parse(const char *text, struct cgroup_info *ret);
 int cgroup_mount_parse(
         const char *mountinfo, const char *controllers, char *ret_dir, size_t dir_size, char *ret_root,
         size_t root_size);
+
+/* Sets the target's CPU quota: v1 cpu.cfs_period_us then cpu.cfs_quota_us, v2
+ * cpu.max; quota -1 means unlimited. Written to the cgroup directly, so the
+ * previous value (unlimited included) can be put back exactly. */
+int cgroup_set_cpu_quota(
+        const struct proc_identity *target, int64_t quota_us, int64_t period_us, struct mh_error *reterr);

@@ -1,5 +1,6 @@
 #include "process.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -150,4 +151,49 @@ int proc_pidfd_wait_exit(int pidfd, int timeout_ms) {
         if (r < 0)
                 return negative_errno();
         return r > 0 ? 1 : 0;
+}
+
+static bool comm_is(const char *pid_dir, const char *name) {
+        char path[300], comm[32];
+        snprintf(path, sizeof(path), "/proc/%s/comm", pid_dir);
+        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd < 0 ? -1 : read(fd, comm, sizeof(comm) - 1);
+        if (n <= 0)
+                return false;
+        comm[n] = '\0';
+        comm[strcspn(comm, "\n")] = '\0';
+        return strcmp(comm, name) == 0;
+}
+
+int proc_find_by_name(const char *name, struct proc_identity *ret, struct mh_error *reterr) {
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        struct proc_identity found = { 0 };
+        char pids[128] = "";
+        size_t n = 0, len = 0;
+        while (d && (de = readdir(d))) {
+                int64_t pid;
+                struct proc_identity id;
+                char state;
+                if (parse_int64(de->d_name, &pid) < 0 || pid <= 0 || !comm_is(de->d_name, name) ||
+                    read_stat((pid_t)pid, &state, &id.start_time) < 0 || state == 'Z')
+                        continue;
+                id.pid = (pid_t)pid;
+                if (n++ == 0)
+                        found = id;
+                int w = snprintf(pids + len, sizeof(pids) - len, "%s%d", len ? ", " : "", (int)pid);
+                len = w > 0 ? MIN(len + (size_t)w, sizeof(pids) - 1) : len;
+        }
+        if (d)
+                closedir(d);
+        if (n == 0)
+                return mh_error_set(
+                        reterr, -ESRCH, MH_EXIT_GENERAL_FAILURE, "process_gone",
+                        "no process named '%s' runs", name);
+        if (n > 1)
+                return mh_error_set(
+                        reterr, -ENOTUNIQ, MH_EXIT_VALIDATION_ERROR, "process_ambiguous",
+                        "%zu processes are named '%s' (pids %s); name one by pid", n, name, pids);
+        *ret = found;
+        return 0;
 }

@@ -32,5 +32,9 @@ int proc_signal(const struct proc_identity *id, int sig, struct mh_error *reterr
  * is still the one id names; -ESRCH otherwise. */
 int proc_state(const struct proc_identity *id, char *ret_state, struct mh_error *reterr);
 
+/* The live process whose /proc/PID/comm is name: -ESRCH when none, -ENOTUNIQ
+ * (the message lists pids) when several, so a signal never hits the wrong one. */
+int proc_find_by_name(const char *name, struct proc_identity *ret, struct mh_error *reterr);
+
 /* Waits up to timeout_ms for the process behind pidfd to exit: 1 exited, 0 still running. */
 int proc_pidfd_wait_exit(int pidfd, int timeout_ms);

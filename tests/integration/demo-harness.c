@@ -12,17 +12,32 @@ static const char *root(void) {
         return r ? r : ".";
 }
 
-static bool engine_answers(void) {
+/* MAYHEM_TEST_ENGINE=podman runs the same tests against Podman's service. */
+bool demo_podman(void) {
+        const char *e = getenv("MAYHEM_TEST_ENGINE");
+        return e && strcmp(e, "podman") == 0;
+}
+
+const char *demo_engine_cli(void) {
+        return demo_podman() ? "podman" : "docker";
+}
+
+static struct engine *open_engine(void) {
         struct engine *e = NULL;
-        bool ok = engine_open(ENGINE_DOCKER, NULL, &e, NULL) >= 0;
+        return engine_open(demo_podman() ? ENGINE_PODMAN : ENGINE_DOCKER, NULL, &e, NULL) >= 0 ? e : NULL;
+}
+
+static bool engine_answers(void) {
+        struct engine *e = open_engine();
         engine_free(e);
-        return ok;
+        return e != NULL;
 }
 
 static int tool(const char *name, const char *arg) {
         char path[600];
         snprintf(path, sizeof(path), "%s/tools/%s", root(), name);
-        struct cmd_result r = run_command(root(), (const char *const[]){ path, arg, NULL });
+        const char *argv[] = { path, demo_podman() ? "--podman" : arg, demo_podman() ? arg : NULL, NULL };
+        struct cmd_result r = run_command(root(), argv);
         if (r.exit != 0)
                 fprintf(stderr, "%s %s failed (%d): %s%s\n", name, arg ? arg : "", r.exit, r.out, r.err);
         int code = r.exit;
@@ -63,6 +78,8 @@ void demo_down(struct demo *d) {
 static void fill_argv(const struct demo *d, const char *const *args, const char **argv, size_t max) {
         size_t n = 0;
         argv[n++] = getenv("MAYHEM_BIN");
+        if (demo_podman())
+                argv[n++] = "--podman";
         argv[n++] = "--db";
         argv[n++] = d->db;
         for (size_t i = 0; args[i] && n < max - 1; i++)
@@ -92,10 +109,9 @@ json_t *demo_inspect(const struct demo *d, const char *const *args) {
 }
 
 bool demo_container(bool *ret_running, bool *ret_paused) {
-        struct engine *e = NULL;
+        struct engine *e = open_engine();
         struct engine_container c;
-        bool ok = engine_open(ENGINE_DOCKER, NULL, &e, NULL) >= 0 &&
-                  engine_container_inspect(e, "demo-api", &c, NULL) >= 0;
+        bool ok = e && engine_container_inspect(e, "demo-api", &c, NULL) >= 0;
         engine_free(e);
         if (ok) {
                 *ret_running = c.running;
@@ -105,8 +121,8 @@ bool demo_container(bool *ret_running, bool *ret_paused) {
 }
 
 void demo_unpause(void) {
-        struct engine *e = NULL;
-        if (engine_open(ENGINE_DOCKER, NULL, &e, NULL) >= 0)
+        struct engine *e = open_engine();
+        if (e)
                 engine_container_unpause(e, "demo-api", NULL);
         engine_free(e);
 }

@@ -27,6 +27,10 @@ pid_t demo_mayhem_spawn(const struct demo *d, const char *const *args);
 /* `mayhem inspect ... --json` parsed; NULL on failure. */
 json_t *demo_inspect(const struct demo *d, const char *const *args);
 
+/* MAYHEM_TEST_ENGINE=podman: the same tests against Podman ("podman" CLI, mayhem --podman). */
+bool demo_podman(void);
+const char *demo_engine_cli(void);
+
 /* The demo container's state from the engine. */
 bool demo_container(bool *ret_running, bool *ret_paused);
 void demo_unpause(void);

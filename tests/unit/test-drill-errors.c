@@ -64,7 +64,7 @@ static const struct bad parse_errors[] = {
         /* targets: */
         { H "targets:\n  w:\n    runtime: docker\n    docker: {container_name: w}\n"
             "    kubernetes: {kind: pod, name: x}\n    faults: [{fault: proc.pause}]\n" X,
-          5, 5, "targets.w: a target has either 'docker' or 'kubernetes', not both" },
+          5, 5, "targets.w: a target has one of 'docker', 'kubernetes' or 'process'" },
         { H "targets:\n  w:\n    runtime: kubernetes\n    kubernetes: {kind: container, name: x}\n", 6, 24,
           "targets.w.kubernetes.kind: 'container' is not one of "
           "deployment, statefulset, daemonset, service, pod, k8s_node" },
