@@ -66,11 +66,23 @@ static int check_fault_support(const struct plan_fault *f, struct mh_error *rete
                            "this version plans the fault but cannot inject it yet");
 }
 
+/* A rootless engine's containers live in the user's cgroups, which this
+ * side cannot rewrite (and the reference refuses clock faults there too). */
+static int check_rootless(const struct plan_fault *f, struct engine *engine, struct mh_error *reterr) {
+        if (!engine || !engine_is_rootless(engine) || strcmp(f->src->def->id, "cpu.throttle") != 0)
+                return 0;
+        return mh_error_set(reterr, -EPERM, MH_EXIT_CONFIG_ERROR, "rootless",
+                            "%s %s: the engine runs rootless, so its containers' cgroups cannot be changed from "
+                            "here; nothing was touched",
+                            f->id, f->src->def->id);
+}
+
 /* Everything that could stop the run is checked before the first lease. */
 static int preflight(const struct plan *pl, struct engine *engine, struct mh_error *reterr) {
         int r;
         for (size_t i = 0; i < pl->n_faults; i++)
-                if ((r = check_fault_support(&pl->faults[i], reterr)) < 0)
+                if ((r = check_fault_support(&pl->faults[i], reterr)) < 0 ||
+                    (r = check_rootless(&pl->faults[i], engine, reterr)) < 0)
                         return r;
         for (size_t i = 0; i < pl->n_steps; i++)
                 if ((r = check_probe_locus(pl->steps[i].src, reterr)) < 0)
