@@ -455,6 +455,7 @@ static void test_demo_drill_over_ssh(void **state) {
         if (agent == 0)
                 fail_msg("no mayhem-agent ran under the test's sshd\n%s", err);
         assert_non_null(strstr(out, "**verdict**: pass"));
+        assert_null(strstr(err, "Sanitizer")); /* the remote agent's stderr comes back through ssh */
         assert_true(logins() > before);
 
         json_t *h = only_run();
@@ -530,6 +531,10 @@ static void test_controller_sigkill_over_ssh(void **state) {
         assert_int_equal(ours("sshd", NULL), 0);
         assert_false(alive(agent));
         double gone = now_ms() - t0;
+        char *err = run_output("run.err"); /* the agent's undo, logged through ssh */
+        if (!strstr(err, "because stdin closed") || strstr(err, "Sanitizer"))
+                fail_msg("the agent did not log its undo cleanly:\n%s", err);
+        free(err);
 
         struct cmd_result r = MAYHEM(&demo, "janitor", "--execute");
         if (r.exit != 0)

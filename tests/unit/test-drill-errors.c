@@ -65,6 +65,19 @@ static const struct bad parse_errors[] = {
         { H "targets:\n  w:\n    runtime: docker\n    docker: {container_name: w}\n"
             "    kubernetes: {kind: pod, name: x}\n    faults: [{fault: proc.pause}]\n" X,
           5, 5, "targets.w: a target has one of 'docker', 'kubernetes' or 'process'" },
+        { H "targets:\n  w:\n    runtime: process\n    faults: [{fault: proc.pause}]\n" X, 5, 5,
+          "targets.w: runtime 'process' needs a 'process: {pid: N}' or 'process: {name: NAME}' block" },
+        { H "targets:\n  w:\n    runtime: process\n    process: {pid: 1, name: x}\n    faults: [{fault: "
+            "proc.pause}]\n" X,
+          6, 14, "targets.w.process: a process target needs exactly one of 'pid' or 'name'" },
+        { H "targets:\n  w:\n    runtime: process\n    process: {name: a-very-long-process-name}\n"
+            "    faults: [{fault: proc.pause}]\n" X,
+          6, 22,
+          "targets.w.process: 'a-very-long-process-name' is longer than a process name can be (15 "
+          "characters)" },
+        { H "targets:\n  w:\n    runtime: process\n    process: {pid: 0}\n    faults: [{fault: "
+            "proc.pause}]\n" X,
+          6, 20, "targets.w.process.pid: 0 is out of range (1..2147483647)" },
         { H "targets:\n  w:\n    runtime: kubernetes\n    kubernetes: {kind: container, name: x}\n", 6, 24,
           "targets.w.kubernetes.kind: 'container' is not one of "
           "deployment, statefulset, daemonset, service, pod, k8s_node" },

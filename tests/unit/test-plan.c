@@ -258,6 +258,37 @@ static void test_warnings(void **state) {
         built_done(&b);
 }
 
+/* A drill of host processes needs no compose file; process.kill there has
+ * nothing of ours to undo and verifies that the process came back. */
+static void test_host_process_targets(void **state) {
+        static const char *const drill =
+                DRILL_HEAD "targets:\n  worker:\n    runtime: process\n"
+                           "    process: {name: nginx}\n"
+                           "    faults: [{fault: proc.pause}, {fault: process.kill}]\n"
+                           "config: {risk_ceiling: high}\n"
+                           "execution:\n  - sequential: [worker]\n";
+        struct built b = { 0 };
+        assert_int_equal(drill_parse("drill.yaml", drill, strlen(drill), &b.spec, &b.err), 0);
+        assert_int_equal(plan_build(b.spec, NULL, &b.plan, &b.err), 0);
+        assert_string_equal(comp_op_to_string(b.plan->faults[0].comp->undo[0]), "signal.cont");
+        assert_string_equal(comp_op_to_string(b.plan->faults[1].comp->undo[0]), "none");
+        assert_string_equal(verify_probe_to_string(b.plan->faults[1].comp->verify[0]), "process.running");
+        assert_string_equal(b.plan->targets[0].label, "nginx");
+        built_done(&b);
+
+        static const char *const wrong =
+                DRILL_HEAD "targets:\n  worker:\n    runtime: process\n"
+                           "    process: {pid: 42}\n    faults: [{fault: container.pause}]\n"
+                           "execution:\n  - sequential: [worker]\n";
+        b = (struct built){ 0 };
+        assert_int_equal(drill_parse("drill.yaml", wrong, strlen(wrong), &b.spec, &b.err), 0);
+        assert_true(plan_build(b.spec, NULL, &b.plan, &b.err) < 0);
+        assert_string_equal(
+                b.err.msg, "container.pause does not apply to target 'pid 42' (it applies to: service, "
+                           "container)");
+        built_done(&b);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_plan_is_deterministic),
@@ -266,6 +297,7 @@ int main(void) {
                 cmocka_unit_test(test_every_fault_is_compensated),
                 cmocka_unit_test(test_refusals),
                 cmocka_unit_test(test_warnings),
+                cmocka_unit_test(test_host_process_targets),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
