@@ -72,7 +72,7 @@ static const struct bad parse_errors[] = {
           6, 14, "targets.w.process: a process target needs exactly one of 'pid' or 'name'" },
         { H "targets:\n  w:\n    runtime: process\n    process: {name: a-very-long-process-name}\n"
             "    faults: [{fault: proc.pause}]\n" X,
-          6, 22,
+          6, 21,
           "targets.w.process: 'a-very-long-process-name' is longer than a process name can be (15 "
           "characters)" },
         { H "targets:\n  w:\n    runtime: process\n    process: {pid: 0}\n    faults: [{fault: "
