@@ -15,17 +15,21 @@ enum phase {
 
 static const char *const phase_names[] = { "inject", "undo", "verify", "effect" };
 
-/* The resource kind a fault touches, for the capability check. */
+/* The resource kind a fault touches, for the capability check (the kinds
+ * src/agent/capabilities.c grants per role). */
 static const char *resource_of(const char *fault_id) {
-        if (strncmp(fault_id, "proc.", 5) == 0 ||
-            (strncmp(fault_id, "process.", 8) == 0 && strcmp(fault_id, "process.crash_loop") != 0))
-                return "process";
-        if (strncmp(fault_id, "cpu.", 4) == 0 || strncmp(fault_id, "mem.", 4) == 0)
-                return "cgroup";
-        if (strncmp(fault_id, "fs.", 3) == 0)
-                return "mount";
-        if (strncmp(fault_id, "net.", 4) == 0)
-                return "netns";
+        static const struct {
+                const char *prefix, *kind;
+        } kinds[] = {
+                { "process.crash_loop", "container" }, { "proc.", "process" }, { "process.", "process" },
+                { "fd.", "process" },                  { "cpu.", "cgroup" },   { "mem.", "cgroup" },
+                { "fs.", "mount" },                    { "net.", "netns" },    { "dependency.", "netns" },
+                { "dns.", "netns" },                   { "tls.", "netns" },    { "http.", "netns" },
+                { "db.", "netns" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
+                if (strncmp(fault_id, kinds[i].prefix, strlen(kinds[i].prefix)) == 0)
+                        return kinds[i].kind;
         return "container";
 }
 
