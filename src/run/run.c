@@ -128,6 +128,7 @@ static int start_agent(struct runner *r, struct mh_error *reterr) {
         char roles[256];
         size_t n = MIN(r->plan->n_faults, ELEMENTSOF(ids));
         struct agent_client_options o = { .ssh_target = r->opt->agent_ssh,
+                                          .remote_agent = r->opt->agent_remote_path,
                                           .roles = roles,
                                           .run_id = r->run_id,
                                           .on_lost = agent_lost,

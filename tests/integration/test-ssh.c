@@ -399,10 +399,15 @@ static pid_t spawn_run(const char *spec) {
         return pid;
 }
 
-static char *run_output(const char *name) {
+/* The run's stdout or stderr; freed by the test's teardown, also when an assertion fails. */
+static char *outputs[8];
+static size_t n_outputs;
+
+static const char *run_output(const char *name) {
         char path[128];
         path_in(path, sizeof(path), name);
-        return slurp(path);
+        assert_true(n_outputs < ELEMENTSOF(outputs));
+        return outputs[n_outputs++] = slurp(path);
 }
 
 static int wait_controller(void) {
@@ -449,7 +454,7 @@ static void test_demo_drill_over_ssh(void **state) {
         for (double until = now_ms() + 20000; agent == 0 && now_ms() < until && alive(pid); sleep_ms(10))
                 ours("mayhem-agent", &agent);
         int code = wait_controller();
-        char *out = run_output("run.out"), *err = run_output("run.err");
+        const char *out = run_output("run.out"), *err = run_output("run.err");
         if (code != 0)
                 fail_msg("exit %d\n%s%s", code, out, err);
         if (agent == 0)
@@ -473,8 +478,6 @@ static void test_demo_drill_over_ssh(void **state) {
                 "demo drill over ssh: pass, agent pid %d under sshd pid %d, %u publickey login(s)\n", agent,
                 sshd.pid, logins() - before);
         json_decref(h);
-        free(out);
-        free(err);
 }
 
 /* Polls `inspect leases` until a lease is active; returns it (a new reference). */
@@ -503,10 +506,8 @@ static void test_controller_sigkill_over_ssh(void **state) {
         int agent = 0;
         pid_t pid = spawn_run(HOLD_DRILL);
         json_t *lease = wait_active_lease(pid);
-        if (!lease) {
-                char *err = run_output("run.err");
-                fail_msg("no active lease:\n%s", err);
-        }
+        if (!lease)
+                fail_msg("no active lease:\n%s", run_output("run.err"));
         bool running = false, paused = false;
         assert_true(demo_container(&running, &paused) && paused);
         assert_int_equal(ours("mayhem-agent", &agent), 1);
@@ -531,10 +532,9 @@ static void test_controller_sigkill_over_ssh(void **state) {
         assert_int_equal(ours("sshd", NULL), 0);
         assert_false(alive(agent));
         double gone = now_ms() - t0;
-        char *err = run_output("run.err"); /* the agent's undo, logged through ssh */
+        const char *err = run_output("run.err"); /* the agent's undo, logged through ssh */
         if (!strstr(err, "because stdin closed") || strstr(err, "Sanitizer"))
                 fail_msg("the agent did not log its undo cleanly:\n%s", err);
-        free(err);
 
         struct cmd_result r = MAYHEM(&demo, "janitor", "--execute");
         if (r.exit != 0)
@@ -649,6 +649,8 @@ static int cleanup(void **state) {
                 controller = -1;
         }
         set_authorized(true);
+        while (n_outputs > 0)
+                free(outputs[--n_outputs]);
         return 0;
 }
 
