@@ -17,8 +17,8 @@
 struct agent_client;
 
 struct agent_client_options {
-        const char *agent_path;  /* NULL: $MAYHEM_AGENT, beside this binary, the build tree, then $PATH */
-        const char *ssh_target;  /* NULL: local; "user@host" or "ssh://user@host[:port]" */
+        const char *agent_path; /* NULL: $MAYHEM_AGENT, beside this binary, the build tree, then $PATH */
+        const char *ssh_target; /* NULL: local; "user@host" or "ssh://user@host[:port]" */
         const char *ssh_args[AGENT_SSH_ARGS_MAX]; /* extra ssh options (-i KEY, -o ...), NULL-terminated */
         const char *remote_agent; /* the agent's path on the remote host; NULL: "mayhem-agent" */
         const char *roles;        /* "proc,container" */
@@ -29,12 +29,14 @@ struct agent_client_options {
         void *userdata;
 };
 
-int agent_client_start(const struct agent_client_options *o, struct agent_client **ret, struct mh_error *reterr);
+int agent_client_start(
+        const struct agent_client_options *o, struct agent_client **ret, struct mh_error *reterr);
 /* Adds run_id and agent_id to params (stolen) and waits for the reply. A
  * protocol error reply is -EPROTO (-EPERM for a safety refusal) with the
  * agent's message; a dead agent is -EPIPE (exit class 8). ret_result may be NULL. */
-int agent_client_call(struct agent_client *c, const char *method, json_t *params, int timeout_ms, json_t **ret_result,
-                      struct mh_error *reterr);
+int agent_client_call(
+        struct agent_client *c, const char *method, json_t *params, int timeout_ms, json_t **ret_result,
+        struct mh_error *reterr);
 bool agent_client_alive(struct agent_client *c);
 pid_t agent_client_pid(const struct agent_client *c);
 const char *agent_client_id(const struct agent_client *c);

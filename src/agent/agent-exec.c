@@ -21,10 +21,18 @@ static const char *resource_of(const char *fault_id) {
         static const struct {
                 const char *prefix, *kind;
         } kinds[] = {
-                { "process.crash_loop", "container" }, { "proc.", "process" }, { "process.", "process" },
-                { "fd.", "process" },                  { "cpu.", "cgroup" },   { "mem.", "cgroup" },
-                { "fs.", "mount" },                    { "net.", "netns" },    { "dependency.", "netns" },
-                { "dns.", "netns" },                   { "tls.", "netns" },    { "http.", "netns" },
+                { "process.crash_loop", "container" },
+                { "proc.", "process" },
+                { "process.", "process" },
+                { "fd.", "process" },
+                { "cpu.", "cgroup" },
+                { "mem.", "cgroup" },
+                { "fs.", "mount" },
+                { "net.", "netns" },
+                { "dependency.", "netns" },
+                { "dns.", "netns" },
+                { "tls.", "netns" },
+                { "http.", "netns" },
                 { "db.", "netns" },
         };
         for (size_t i = 0; i < ELEMENTSOF(kinds); i++)

@@ -13,11 +13,11 @@
 #include "agent/capabilities.h"
 #include "fault/fault.h"
 
-#define AGENT_PROTOCOL       "mayhem/1"
-#define AGENT_LEASE_ID_MAX   32
-#define AGENT_FAULT_ID_MAX   64
-#define AGENT_OPS_MAX        4
-#define AGENT_ID_MAX         96
+#define AGENT_PROTOCOL     "mayhem/1"
+#define AGENT_LEASE_ID_MAX 32
+#define AGENT_FAULT_ID_MAX 64
+#define AGENT_OPS_MAX      4
+#define AGENT_ID_MAX       96
 
 /* A lease as the agent receives it in task.execute: what to apply, to whom
  * (the live identity, captured before the fault), and how to undo and check it. */

@@ -48,12 +48,15 @@ void agent_log(struct agent_state *s, const char *fmt, ...) _printf_(2, 3);
 void agent_send(struct agent_state *s, char *line /* freed */);
 
 /* agent-methods.c: a handler fills *ret (result) or returns an rpc_code with msg. */
-typedef int (*agent_method)(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size);
+typedef int (*agent_method)(
+        struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size);
 agent_method agent_method_find(const char *name, bool *ret_slow);
 
 /* agent-exec.c */
 int agent_task_execute(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size);
-struct engine *agent_engine_for(struct agent_state *s, const struct target_identity *t, char *msg, size_t size);
+struct engine *agent_engine_for(
+        struct agent_state *s, const struct target_identity *t, char *msg, size_t size);
 /* Undoes and verifies one lease (watchdog, dead-man's switch); logs the outcome. */
 void agent_compensate(struct agent_state *s, struct agent_lease *l, const char *why);
-void agent_record_task(struct agent_state *s, struct task_record *ring, size_t *n, const struct task_record *t);
+void agent_record_task(
+        struct agent_state *s, struct task_record *ring, size_t *n, const struct task_record *t);

@@ -34,7 +34,7 @@ enum verify_probe {
         VERIFY_DNS_GONE,
         VERIFY_MOUNT_WRITABLE, /* a write probe succeeds */
         VERIFY_LOADGEN_GONE,
-        VERIFY_PROCESS_RUNNING,     /* a process of that name runs (again) */
+        VERIFY_PROCESS_RUNNING, /* a process of that name runs (again) */
         _VERIFY_PROBE_MAX,
 };
 

@@ -29,7 +29,8 @@ struct target_identity {
 };
 
 /* A plain host process, by pid (> 0) or by name: engine "host", no container. */
-int target_identity_of_process(int64_t pid, const char *name, struct target_identity *ret, struct mh_error *reterr);
+int target_identity_of_process(
+        int64_t pid, const char *name, struct target_identity *ret, struct mh_error *reterr);
 bool target_is_host_process(const struct target_identity *t);
 int target_identity_resolve(
         struct engine *e, const char *container, struct target_identity *ret, struct mh_error *reterr);

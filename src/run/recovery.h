@@ -22,12 +22,12 @@ enum recovery_mode {
 
 struct recovery_options {
         enum recovery_mode mode;
-        bool execute;         /* false: say what would be done */
+        bool execute;               /* false: say what would be done */
         const char *const *run_ids; /* RECOVERY_RUNS */
         size_t n_run_ids;
-        bool force;           /* RECOVERY_RUNS: even when the run's controller is alive */
+        bool force;            /* RECOVERY_RUNS: even when the run's controller is alive */
         const char *mechanism; /* journal release_mechanism: "janitor" or "manual" */
-        FILE *out;            /* one line per lease, or NULL */
+        FILE *out;             /* one line per lease, or NULL */
 };
 
 struct recovery_result {
@@ -35,6 +35,7 @@ struct recovery_result {
         json_t *leases; /* [{lease, fault, run, state, action, compensate[], probe[], outcome, notes}] */
 };
 
-int recovery_run(struct evidence *ev, const struct recovery_options *o, struct recovery_result *ret,
-                 struct mh_error *reterr);
+int recovery_run(
+        struct evidence *ev, const struct recovery_options *o, struct recovery_result *ret,
+        struct mh_error *reterr);
 void recovery_result_done(struct recovery_result *r);

@@ -71,10 +71,11 @@ static int check_fault_support(const struct plan_fault *f, struct mh_error *rete
 static int check_rootless(const struct plan_fault *f, struct engine *engine, struct mh_error *reterr) {
         if (!engine || !engine_is_rootless(engine) || strcmp(f->src->def->id, "cpu.throttle") != 0)
                 return 0;
-        return mh_error_set(reterr, -EPERM, MH_EXIT_CONFIG_ERROR, "rootless",
-                            "%s %s: the engine runs rootless, so its containers' cgroups cannot be changed from "
-                            "here; nothing was touched",
-                            f->id, f->src->def->id);
+        return mh_error_set(
+                reterr, -EPERM, MH_EXIT_CONFIG_ERROR, "rootless",
+                "%s %s: the engine runs rootless, so its containers' cgroups cannot be changed from "
+                "here; nothing was touched",
+                f->id, f->src->def->id);
 }
 
 /* Everything that could stop the run is checked before the first lease. */

@@ -50,7 +50,7 @@ struct run_result {
 struct run_options {
         struct evidence *evidence;
         struct engine *engine; /* NULL when every target is a host process */
-        FILE *progress; /* live step lines, or NULL */
+        FILE *progress;        /* live step lines, or NULL */
         const char *agent_ssh; /* NULL: a local agent; else "user@host" or "ssh://user@host[:port]" */
         const char *const *agent_ssh_args; /* extra ssh options, NULL-terminated, or NULL */
         const char *agent_remote_path;     /* mayhem-agent on the ssh host; NULL: from its PATH */

@@ -520,15 +520,17 @@ static int parse_quota_field(const char *s, int64_t *ret) {
 
 /* The directory of target's cpu controller: the v1 cpu hierarchy if there is
  * one, else the v2 group (which then must offer cpu.max). */
-static int cpu_dir_open(const struct proc_identity *target, int *ret_fd, bool *ret_v2, char *ret_path,
-                        size_t path_size, struct mh_error *reterr) {
+static int cpu_dir_open(
+        const struct proc_identity *target, int *ret_fd, bool *ret_v2, char *ret_path, size_t path_size,
+        struct mh_error *reterr) {
         _cleanup_free_ char *mountinfo = NULL;
         struct cgroup_info info;
         char dir[CGROUP_PATH_MAX], root[CGROUP_PATH_MAX];
         int r = cgroup_of_process(target, &info, reterr);
         if (r < 0 || (r = read_mountinfo(&mountinfo, reterr)) < 0)
                 return r;
-        if (info.v1_cpu[0] && cgroup_mount_parse(mountinfo, "cpu", dir, sizeof(dir), root, sizeof(root)) >= 0) {
+        if (info.v1_cpu[0] &&
+            cgroup_mount_parse(mountinfo, "cpu", dir, sizeof(dir), root, sizeof(root)) >= 0) {
                 *ret_v2 = false;
                 snprintf(ret_path, path_size, "%s", info.v1_cpu);
                 return hierarchy_dir_open(mountinfo, "cpu", info.v1_cpu, ret_fd, reterr);
@@ -630,7 +632,8 @@ int cgroup_set_cpu_quota(
                 r = knob_write(fd, "cpu.cfs_quota_us", quota);
         if (r < 0)
                 return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "cgroup", "cpu cgroup %s: setting quota %s / period %s: %s",
-                        path, quota, period, strerror(-r));
+                        reterr, r, MH_EXIT_GENERAL_FAILURE, "cgroup",
+                        "cpu cgroup %s: setting quota %s / period %s: %s", path, quota, period,
+                        strerror(-r));
         return 0;
 }
