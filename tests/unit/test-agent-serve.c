@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +190,114 @@ static void test_refusals_touch_nothing(void **state) {
         assert_int_equal(stop(&a), 0);
 }
 
+/* A child of this test, paused through the agent as a host process. */
+static pid_t victim(void) {
+        pid_t pid = fork();
+        if (pid == 0) {
+                for (int fd = 3; fd < 1024; fd++) /* not the agent's pipes: its stdin must close with ours */
+                        close(fd);
+                for (;;)
+                        pause();
+        }
+        return pid;
+}
+
+static char state_of(pid_t pid) {
+        char path[64], buf[512];
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+        if (fd >= 0)
+                close(fd);
+        if (n <= 0)
+                return '-';
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')');
+        return p ? p[2] : '-';
+}
+
+static unsigned long long start_time_of(pid_t pid) {
+        char path[64], buf[512];
+        unsigned long long st = 0;
+        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+        FILE *f = fopen(path, "re");
+        size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+        if (f)
+                fclose(f);
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')');
+        for (int field = 2; p && field < 22; field++)
+                p = strchr(p + 1, ' ');
+        if (p)
+                sscanf(p + 1, "%llu", &st);
+        return st;
+}
+
+static void inject_pause(struct agent *a, pid_t v, int ttl) {
+        char line[1024];
+        snprintf(
+                line, sizeof(line),
+                "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"task.execute\",\"params\":{" CTX
+                ",\"fault_id\":\"proc.pause\",\"phase\":\"inject\",\"lease\":{\"id\":\"l-t\",\"fault_id\":"
+                "\"proc.pause\",\"ttl_seconds\":%d,\"target\":{\"engine\":\"host\",\"socket\":\"\","
+                "\"container_id\":\"\",\"container_name\":\"victim\",\"started_at\":\"\",\"pid\":%d,"
+                "\"pid_start_time\":%llu},\"undo\":[\"signal.cont\"],\"verify\":[\"process.not_stopped\"],"
+                "\"effect\":\"process.stopped\"}}}",
+                ttl, (int)v, start_time_of(v));
+        json_t *r = ask(a, line);
+        if (!json_is_true(json_object_get(json_object_get(r, "result"), "ok"))) {
+                char *text = json_dumps(r, 0);
+                fail_msg("inject failed: %s", text);
+        }
+        json_decref(r);
+        assert_int_equal(state_of(v), 'T');
+}
+
+static bool resumed_within(pid_t v, int ms) {
+        for (int i = 0; i < ms / 10; i++) {
+                if (state_of(v) != 'T')
+                        return true;
+                usleep(10000);
+        }
+        return false;
+}
+
+/* The dead-man's switch: the lease's TTL passes without lease.extend. */
+static void test_ttl_expiry_undoes(void **state) {
+        struct agent a = start("proc");
+        pid_t v = victim();
+        inject_pause(&a, v, 1);
+        for (int i = 0; i < 3; i++) { /* renewed: still held after 1.5 s */
+                usleep(500000);
+                json_decref(
+                        ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"lease.extend\",\"params\":{" CTX
+                                ",\"lease_id\":\"l-t\",\"ttl_seconds\":1}}"));
+        }
+        assert_int_equal(state_of(v), 'T');
+        assert_true(resumed_within(v, 3000)); /* no more renewals: undone by the watchdog */
+        json_t *r =
+                ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"task.status\",\"params\":{" CTX "}}");
+        json_t *comp = json_object_get(json_object_get(r, "result"), "compensated");
+        assert_int_equal(json_array_size(comp), 1);
+        assert_string_equal(
+                json_string_value(json_object_get(json_array_get(comp, 0), "state")), "compensated");
+        json_decref(r);
+        assert_int_equal(stop(&a), 0);
+        kill(v, SIGKILL);
+        waitpid(v, NULL, 0);
+}
+
+/* The dead-man's switch: the controller goes away (stdin closes). */
+static void test_stdin_eof_undoes(void **state) {
+        struct agent a = start("proc");
+        pid_t v = victim();
+        inject_pause(&a, v, 600);
+        assert_int_equal(stop(&a), 0); /* closes stdin, waits for the agent to exit */
+        assert_int_not_equal(state_of(v), 'T');
+        kill(v, SIGKILL);
+        waitpid(v, NULL, 0);
+}
+
 static void test_unknown_role_refused(void **state) {
         struct agent a = start("proc,teleport");
         assert_null(reply(&a));
@@ -198,10 +307,9 @@ static void test_unknown_role_refused(void **state) {
 int main(void) {
         signal(SIGPIPE, SIG_IGN);
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_handshake_and_ping),
-                cmocka_unit_test(test_malformed_requests),
-                cmocka_unit_test(test_refusals_touch_nothing),
-                cmocka_unit_test(test_unknown_role_refused),
+                cmocka_unit_test(test_handshake_and_ping),     cmocka_unit_test(test_malformed_requests),
+                cmocka_unit_test(test_refusals_touch_nothing), cmocka_unit_test(test_unknown_role_refused),
+                cmocka_unit_test(test_ttl_expiry_undoes),      cmocka_unit_test(test_stdin_eof_undoes),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
