@@ -49,11 +49,15 @@ struct cmd_result run_command(const char *dir, const char *const *argv) {
 }
 
 pid_t spawn_command(const char *dir, const char *const *argv) {
-        int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+        return spawn_command_log(dir, argv, "/dev/null");
+}
+
+pid_t spawn_command_log(const char *dir, const char *const *argv, const char *log) {
+        int out = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         pid_t pid = fork();
         if (pid == 0)
-                exec_child(dir, argv, null, null);
-        close(null);
+                exec_child(dir, argv, out, out);
+        close(out);
         return pid;
 }
 

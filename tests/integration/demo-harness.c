@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "basic/fileio.h"
 #include "engine/engine.h"
 
 static const char *root(void) {
@@ -46,9 +47,9 @@ static int tool(const char *name, const char *arg) {
 }
 
 static void remove_db(const char *db) {
-        static const char *const suffixes[] = { "", "-wal", "-shm" };
+        static const char *const suffixes[] = { "", "-wal", "-shm", ".log" };
         char path[128];
-        for (size_t i = 0; i < 3; i++) {
+        for (size_t i = 0; i < ELEMENTSOF(suffixes); i++) {
                 snprintf(path, sizeof(path), "%s%s", db, suffixes[i]);
                 unlink(path);
         }
@@ -93,10 +94,22 @@ struct cmd_result demo_mayhem(const struct demo *d, const char *const *args) {
         return run_command(d->root, argv);
 }
 
+/* Its output goes to <db>.log, for demo_spawn_log() when a test fails. */
 pid_t demo_mayhem_spawn(const struct demo *d, const char *const *args) {
         const char *argv[32];
+        char log[96];
         fill_argv(d, args, argv, 32);
-        return spawn_command(d->root, argv);
+        snprintf(log, sizeof(log), "%s.log", d->db);
+        return spawn_command_log(d->root, argv, log);
+}
+
+char *demo_spawn_log(const struct demo *d) {
+        char path[96], *data = NULL;
+        size_t len = 0;
+        snprintf(path, sizeof(path), "%s.log", d->db);
+        if (read_file_bounded(path, 1 << 20, &data, &len, NULL) < 0)
+                return strdup("(no log)");
+        return data;
 }
 
 json_t *demo_inspect(const struct demo *d, const char *const *args) {

@@ -24,6 +24,8 @@ void demo_fresh_db(struct demo *d);
 /* mayhem --db DB ARGS... in the source root. */
 struct cmd_result demo_mayhem(const struct demo *d, const char *const *args);
 pid_t demo_mayhem_spawn(const struct demo *d, const char *const *args);
+/* What the last spawned mayhem printed (malloc()ed). */
+char *demo_spawn_log(const struct demo *d);
 /* `mayhem inspect ... --json` parsed; NULL on failure. */
 json_t *demo_inspect(const struct demo *d, const char *const *args);
 
