@@ -1,7 +1,6 @@
 #include "probe.h"
 
 #include <ctype.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -17,6 +16,7 @@
 #include "basic/macro.h"
 #include "basic/parse-number.h"
 #include "engine/http-client.h"
+#include "sys/process.h"
 
 #define FILE_PROBE_MAX  (1u << 20)
 #define METRIC_BODY_MAX (4u << 20)
@@ -67,54 +67,24 @@ void probe_exec(const struct drill_probe *p, struct probe_result *ret) {
                 ret->exit_code, p->expected_exit_code, ret->exit_code == 127 ? " (127: not found?)" : "");
 }
 
-static bool pid_alive(pid_t pid) {
-        char path[64], buf[512];
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-        if (n <= 0)
-                return false;
-        buf[n] = '\0';
-        const char *close_paren = strrchr(buf, ')');
-        return close_paren && close_paren[1] == ' ' && close_paren[2] != 'Z' && close_paren[2] != 'X';
-}
-
-static bool comm_is(const char *pid_dir, const char *name) {
-        char path[300], comm[64];
-        snprintf(path, sizeof(path), "/proc/%s/comm", pid_dir);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t n = fd < 0 ? -1 : read(fd, comm, sizeof(comm) - 1);
-        if (n <= 0)
-                return false;
-        comm[n] = '\0';
-        comm[strcspn(comm, "\n")] = '\0';
-        return strcmp(comm, name) == 0;
-}
-
-static pid_t find_by_name(const char *name) {
-        DIR *d = opendir("/proc");
-        struct dirent *de;
-        pid_t found = 0;
-        while (d && !found && (de = readdir(d))) {
-                int64_t pid;
-                if (parse_int64(de->d_name, &pid) == 0 && comm_is(de->d_name, name) && pid_alive((pid_t)pid))
-                        found = (pid_t)pid;
-        }
-        if (d)
-                closedir(d);
-        return found;
+/* The named process runs (several of that name count too), or the pid is alive. */
+static bool process_runs(const struct drill_probe *p) {
+        struct proc_identity id;
+        struct mh_error why = { 0 };
+        if (p->process_name)
+                return proc_find_by_name(p->process_name, &id, &why) >= 0 || why.code == -ENOTUNIQ;
+        return proc_identity_read((pid_t)p->pid, &id, NULL) >= 0 && proc_state(&id, NULL, NULL) >= 0;
 }
 
 void probe_process(const struct drill_probe *p, struct probe_result *ret) {
-        pid_t pid = p->process_name ? find_by_name(p->process_name) : (pid_t)p->pid;
-        ret->ok = pid > 0 && pid_alive(pid);
+        ret->ok = process_runs(p);
         if (p->process_name)
                 snprintf(
                         ret->detail, sizeof(ret->detail), "process '%s' %s", p->process_name,
                         ret->ok ? "is running" : "not found");
         else
                 snprintf(
-                        ret->detail, sizeof(ret->detail), "pid %d %s", (int)pid,
+                        ret->detail, sizeof(ret->detail), "pid %d %s", (int)p->pid,
                         ret->ok ? "is running" : "is gone");
 }
 
