@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/clock.h"
 #include "agent/agent-client.h"
 #include "agent/agent.h"
 #include "basic/parse-number.h"
@@ -87,16 +88,6 @@ static double samples[_S_MAX][ROUNDS_MAX];
 
 static void on_signal(int sig) {
         interrupted = sig;
-}
-
-static double now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static void sleep_ms(long ms) {
-        nanosleep(&(struct timespec){ .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L }, NULL);
 }
 
 /* Runs argv (no shell) with stdout, and stderr when quiet, on /dev/null: 0
@@ -223,20 +214,20 @@ static int agent_undo(struct bench *b, const struct comp_template *tpl, json_t *
 static int agent_round(
         struct bench *b, const struct comp_template *tpl, double *ret_ms, struct mh_error *e) {
         json_t *lease = NULL;
-        double t0 = now_ms();
+        double t0 = monotonic_ms();
         int r = agent_inject(b, tpl, &lease, e);
         if (r >= 0)
                 r = agent_undo(b, tpl, lease, e);
-        *ret_ms = now_ms() - t0;
+        *ret_ms = monotonic_ms() - t0;
         return r;
 }
 
 static int docker_round(struct bench *b, bool proc, double *ret_ms, struct mh_error *e) {
-        double t0 = now_ms();
+        double t0 = monotonic_ms();
         int r = proc ? docker_kill(b, "-STOP") : docker_verb(b, "pause", false);
         if (r >= 0)
                 r = proc ? docker_kill(b, "-CONT") : docker_verb(b, "unpause", false);
-        *ret_ms = now_ms() - t0;
+        *ret_ms = monotonic_ms() - t0;
         if (r < 0)
                 return mh_error_set(
                         e, r, MH_EXIT_GENERAL_FAILURE, "docker", "%s failed",
@@ -247,13 +238,13 @@ static int docker_round(struct bench *b, bool proc, double *ret_ms, struct mh_er
 /* Polls until the main process is stopped (state T) or no longer is. */
 static int wait_stopped(const struct bench *b, bool stopped, const char *how, struct mh_error *e) {
         char state = '?';
-        for (double until = now_ms() + EFFECT_WAIT_MS;;) {
+        for (double until = monotonic_ms() + EFFECT_WAIT_MS;;) {
                 int r = proc_state(&b->target.main, &state, e);
                 if (r < 0)
                         return r;
                 if ((state == 'T') == stopped)
                         return 0;
-                if (now_ms() >= until)
+                if (monotonic_ms() >= until)
                         return mh_error_set(
                                 e, -ETIME, MH_EXIT_GENERAL_FAILURE, "no_effect",
                                 "after %s, pid %d is in state %c, not %s, after %d ms", how,
@@ -265,13 +256,13 @@ static int wait_stopped(const struct bench *b, bool stopped, const char *how, st
 /* Polls until the engine reports the container paused, or running and not paused. */
 static int wait_paused(const struct bench *b, bool paused, const char *how, struct mh_error *e) {
         struct engine_container c;
-        for (double until = now_ms() + EFFECT_WAIT_MS;;) {
+        for (double until = monotonic_ms() + EFFECT_WAIT_MS;;) {
                 int r = engine_container_inspect(b->engine, b->target.container_id, &c, e);
                 if (r < 0)
                         return r;
                 if (paused ? c.paused : c.running && !c.paused)
                         return 0;
-                if (now_ms() >= until)
+                if (monotonic_ms() >= until)
                         return mh_error_set(
                                 e, -ETIME, MH_EXIT_GENERAL_FAILURE, "no_effect",
                                 "after %s, the engine reports the container %s after %d ms", how, c.status,
@@ -321,9 +312,9 @@ static int check_effects(struct bench *b, struct mh_error *e) {
 }
 
 static int ping(struct bench *b, double *ret_ms, struct mh_error *e) {
-        double t0 = now_ms();
+        double t0 = monotonic_ms();
         int r = agent_client_call(b->agent, "health.ping", json_object(), CALL_MS, NULL, e);
-        *ret_ms = now_ms() - t0;
+        *ret_ms = monotonic_ms() - t0;
         return r;
 }
 

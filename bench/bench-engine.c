@@ -12,15 +12,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/clock.h"
 #include "engine/engine.h"
 
 #define ROUNDS_MAX 200
-
-static double now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static int docker(const char *verb, const char *container) {
         int status = 0;
@@ -66,19 +61,19 @@ int main(int argc, char **argv) {
         if (engine_container_inspect(e, name, &c, &err) < 0 || !c.running)
                 fail("container must be running (tools/demo-stack up)", c.running ? &err : NULL);
         for (int i = 0; i < rounds; i++) {
-                double t0 = now_ms();
+                double t0 = monotonic_ms();
                 if (engine_container_pause(e, c.id, &err) < 0 || engine_container_unpause(e, c.id, &err) < 0)
                         fail("pause/unpause", &err);
-                double t1 = now_ms();
+                double t1 = monotonic_ms();
                 if (docker("pause", name) < 0 || docker("unpause", name) < 0)
                         fail("docker pause/unpause", NULL);
-                double t2 = now_ms();
+                double t2 = monotonic_ms();
                 if (engine_container_inspect(e, c.id, &c, &err) < 0)
                         fail("inspect", &err);
-                double t3 = now_ms();
+                double t3 = monotonic_ms();
                 if (docker("inspect", name) < 0)
                         fail("docker inspect", NULL);
-                double t4 = now_ms();
+                double t4 = monotonic_ms();
                 ours[i] = t1 - t0, cli[i] = t2 - t1, ours_inspect[i] = t3 - t2, cli_inspect[i] = t4 - t3;
         }
         double po = median(ours, rounds), pc = median(cli, rounds);

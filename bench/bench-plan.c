@@ -16,17 +16,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/clock.h"
 #include "basic/strbuf.h"
 #include "plan/plan.h"
 
 #define SMALL_SERVICES 10
 #define TARGET_EVERY   10 /* one drill target per this many services */
-
-static double now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 static void gen_compose(struct strbuf *b, size_t n) {
         strbuf_puts(
@@ -82,7 +77,7 @@ struct sample {
 static struct sample run_cli(const char *bin, const char *cmd, const char *drill, const char *compose) {
         struct rusage ru;
         int status = 0;
-        double t0 = now_ms();
+        double t0 = monotonic_ms();
         pid_t pid = fork();
         if (pid == 0) {
                 int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -95,7 +90,7 @@ static struct sample run_cli(const char *bin, const char *cmd, const char *drill
                 fprintf(stderr, "bench: mayhem prepare %s failed (status %d)\n", cmd, status);
                 exit(1);
         }
-        return (struct sample){ .ms = now_ms() - t0, .maxrss_kib = ru.ru_maxrss };
+        return (struct sample){ .ms = monotonic_ms() - t0, .maxrss_kib = ru.ru_maxrss };
 }
 
 static int cmp_double(const void *a, const void *b) {
@@ -125,13 +120,13 @@ static void phases(const struct strbuf *compose, const struct strbuf *drill, int
                 struct topology *t = NULL;
                 struct drill_spec *s = NULL;
                 struct plan *p = NULL;
-                double t0 = now_ms();
+                double t0 = monotonic_ms();
                 int r = compose_parse("compose.yaml", compose->data, compose->len, &t, NULL);
-                double t1 = now_ms();
+                double t1 = monotonic_ms();
                 r = r < 0 ? r : drill_parse("drill.yaml", drill->data, drill->len, &s, NULL);
-                double t2 = now_ms();
+                double t2 = monotonic_ms();
                 r = r < 0 ? r : plan_build(s, t, &p, NULL);
-                double t3 = now_ms();
+                double t3 = monotonic_ms();
                 if (r < 0) {
                         fprintf(stderr, "bench: in-process compile failed\n");
                         exit(1);

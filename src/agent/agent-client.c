@@ -13,6 +13,7 @@
 
 #include "agent/rpc-frame.h"
 #include "agent/rpc.h"
+#include "basic/clock.h"
 #include "basic/macro.h"
 
 #define PENDING_MAX  64
@@ -210,7 +211,7 @@ static int handshake_failed(struct agent_client *c, int r, struct mh_error *rete
         for (int i = 0; r == -EPIPE && i < 100 && !exited; i++) {
                 exited = waitpid(c->pid, &status, WNOHANG) == c->pid;
                 if (!exited)
-                        nanosleep(&(struct timespec){ .tv_nsec = 10000000L }, NULL);
+                        sleep_ms(10);
         }
         if (!exited) {
                 kill(c->pid, SIGKILL);
@@ -376,7 +377,7 @@ static void reap(pid_t pid) {
         for (int i = 0; i < STOP_WAIT_MS / 10; i++) {
                 if (waitpid(pid, NULL, WNOHANG) == pid)
                         return;
-                nanosleep(&(struct timespec){ .tv_nsec = 10000000L }, NULL);
+                sleep_ms(10);
         }
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);

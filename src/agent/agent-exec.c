@@ -79,7 +79,7 @@ static int hold(struct agent_state *s, const struct agent_lease *l, const char *
                         s->held[i] = (struct held_lease){ .used = true,
                                                           .lease = *l,
                                                           .expires_ms =
-                                                                  agent_now_ms() + l->ttl_seconds * 1000.0 };
+                                                                  monotonic_ms() + l->ttl_seconds * 1000.0 };
                         s->held[i].lease.params = json_incref(l->params);
                         snprintf(s->held[i].task_id, sizeof(s->held[i].task_id), "%s", task_id);
                         r = 0;
@@ -125,10 +125,10 @@ void agent_compensate(struct agent_state *s, struct agent_lease *l, const char *
         struct engine *e = host ? NULL : agent_engine_for(s, &l->target, msg, sizeof(msg));
         snprintf(t.lease_id, sizeof(t.lease_id), "%s", l->id);
         if ((e || host) && comp_ops_run(l->undo, l->n_undo, e, &l->target, &err) >= 0) {
-                for (double until = agent_now_ms() + AGENT_VERIFY_MS; !ok && agent_now_ms() < until;) {
+                for (double until = monotonic_ms() + AGENT_VERIFY_MS; !ok && monotonic_ms() < until;) {
                         verify_once(l, e, &ok, t.detail, sizeof(t.detail));
                         if (!ok)
-                                nanosleep(&(struct timespec){ .tv_nsec = 100000000L }, NULL);
+                                sleep_ms(100);
                 }
         } else
                 snprintf(t.detail, sizeof(t.detail), "%.250s", e ? err.msg : msg);

@@ -67,7 +67,7 @@ static json_t *ring_json(const struct task_record *ring, size_t n) {
 
 static int m_status(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size) {
         json_t *watchdog = json_array();
-        double now = agent_now_ms();
+        double now = monotonic_ms();
         pthread_mutex_lock(&s->lock);
         for (size_t i = 0; watchdog && i < AGENT_HELD_MAX; i++)
                 if (s->held[i].used)
@@ -110,7 +110,7 @@ static int m_extend(struct agent_state *s, const json_t *params, json_t **ret, c
         pthread_mutex_lock(&s->lock);
         for (size_t i = 0; i < AGENT_HELD_MAX && !*ret; i++)
                 if (s->held[i].used && strcmp(s->held[i].lease.id, id) == 0) {
-                        s->held[i].expires_ms = agent_now_ms() + (double)ttl * 1000;
+                        s->held[i].expires_ms = monotonic_ms() + (double)ttl * 1000;
                         *ret = json_pack("{s:s, s:I}", "lease_id", id, "expires_in_s", ttl);
                 }
         pthread_mutex_unlock(&s->lock);

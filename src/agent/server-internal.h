@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include "agent.h"
+#include "basic/clock.h"
 
 #define AGENT_HELD_MAX     256
 #define AGENT_TASKS_KEPT   64
@@ -43,7 +44,6 @@ struct agent_state {
         pthread_mutex_t out_lock; /* one frame at a time on stdout */
 };
 
-double agent_now_ms(void);
 void agent_log(struct agent_state *s, const char *fmt, ...) _printf_(2, 3);
 void agent_send(struct agent_state *s, char *line /* freed */);
 

@@ -13,12 +13,6 @@
 #include "agent/rpc-frame.h"
 #include "agent/rpc.h"
 
-double agent_now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 void agent_log(struct agent_state *s, const char *fmt, ...) {
         va_list ap;
         if (!s->opt->log)
@@ -138,7 +132,7 @@ static void handle_frame(struct agent_state *s, const char *line, size_t len) {
 
 /* Leases whose TTL passed without lease.extend are undone here. */
 static double watchdog_sweep(struct agent_state *s) {
-        double now = agent_now_ms(), next = now + 1000;
+        double now = monotonic_ms(), next = now + 1000;
         for (size_t i = 0; i < AGENT_HELD_MAX; i++) {
                 struct agent_lease expired = { 0 };
                 bool due = false;
@@ -185,11 +179,11 @@ static int signal_fd(void) {
 }
 
 static const char *serve_loop(struct agent_state *s, struct frame_reader *fr, int sfd) {
-        double next = agent_now_ms() + 1000;
+        double next = monotonic_ms() + 1000;
         for (;;) {
                 struct pollfd p[2] = { { .fd = s->opt->in_fd, .events = POLLIN },
                                        { .fd = sfd, .events = POLLIN } };
-                int timeout = (int)MAX(0.0, MIN(next - agent_now_ms(), 1000.0));
+                int timeout = (int)MAX(0.0, MIN(next - monotonic_ms(), 1000.0));
                 if (poll(p, sfd >= 0 ? 2 : 1, timeout) < 0 && errno != EINTR)
                         return "poll failed";
                 if (sfd >= 0 && (p[1].revents & POLLIN))

@@ -20,7 +20,7 @@
 
 #define FILE_PROBE_MAX  (1u << 20)
 #define METRIC_BODY_MAX (4u << 20)
-#define EXEC_POLL_NS    5000000L
+#define EXEC_POLL_MS    5
 
 static void child_exec(const struct drill_probe *p) {
         int null = open("/dev/null", O_RDWR | O_CLOEXEC);
@@ -36,7 +36,7 @@ static void child_exec(const struct drill_probe *p) {
 
 /* Runs the argv (no shell); past the timeout the whole process group is killed. */
 void probe_exec(const struct drill_probe *p, struct probe_result *ret) {
-        double deadline = probe_now_ms() + (double)p->timeout_ms;
+        double deadline = monotonic_ms() + (double)p->timeout_ms;
         int status = 0;
         pid_t pid = fork();
         if (pid < 0) {
@@ -49,7 +49,7 @@ void probe_exec(const struct drill_probe *p, struct probe_result *ret) {
                 pid_t w = waitpid(pid, &status, WNOHANG);
                 if (w == pid)
                         break;
-                if (probe_now_ms() >= deadline) {
+                if (monotonic_ms() >= deadline) {
                         kill(-pid, SIGKILL);
                         kill(pid, SIGKILL);
                         waitpid(pid, &status, 0);
@@ -58,7 +58,7 @@ void probe_exec(const struct drill_probe *p, struct probe_result *ret) {
                                 p->cmd[0], p->timeout_ms);
                         return;
                 }
-                nanosleep(&(struct timespec){ .tv_nsec = EXEC_POLL_NS }, NULL);
+                sleep_ms(EXEC_POLL_MS);
         }
         ret->exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
         ret->ok = ret->exit_code == p->expected_exit_code;

@@ -47,7 +47,7 @@ static int connect_one(const struct addrinfo *ai, double deadline_ms) {
         if (errno != EINPROGRESS)
                 return negative_errno();
         struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-        int left = (int)(deadline_ms - probe_now_ms());
+        int left = (int)(deadline_ms - monotonic_ms());
         int r = poll(&pfd, 1, left > 0 ? left : 0);
         if (r < 0)
                 return negative_errno();
@@ -63,7 +63,7 @@ static int connect_one(const struct addrinfo *ai, double deadline_ms) {
 void probe_tcp(const struct drill_probe *p, struct probe_result *ret) {
         struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_family = AF_UNSPEC }, *res = NULL;
         char port[16];
-        double deadline = probe_now_ms() + (double)p->timeout_ms;
+        double deadline = monotonic_ms() + (double)p->timeout_ms;
         int r = -ENOENT;
 
         snprintf(port, sizeof(port), "%" PRId64, p->port);
@@ -72,7 +72,7 @@ void probe_tcp(const struct drill_probe *p, struct probe_result *ret) {
                 snprintf(ret->detail, sizeof(ret->detail), "%s: %s", p->host, gai_strerror(g));
                 return;
         }
-        for (const struct addrinfo *ai = res; ai && r < 0 && probe_now_ms() < deadline; ai = ai->ai_next)
+        for (const struct addrinfo *ai = res; ai && r < 0 && monotonic_ms() < deadline; ai = ai->ai_next)
                 r = connect_one(ai, deadline);
         freeaddrinfo(res);
         ret->ok = r == 0;

@@ -3,12 +3,6 @@
 #include <string.h>
 #include <time.h>
 
-double probe_now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 void probe_set_detail(struct probe_result *ret, const char *msg) {
         size_t n = strnlen(msg, sizeof(ret->detail) - 1);
         memcpy(ret->detail, msg, n);
@@ -20,9 +14,9 @@ void probe_run(const struct drill_probe *p, struct probe_result *ret) {
                 [PROBE_HTTP] = probe_http,       [PROBE_TCP] = probe_tcp,   [PROBE_EXEC] = probe_exec,
                 [PROBE_PROCESS] = probe_process, [PROBE_FILE] = probe_file, [PROBE_METRIC] = probe_metric,
         };
-        double t0 = probe_now_ms();
+        double t0 = monotonic_ms();
         *ret = (struct probe_result){ 0 };
         run[p->type](p, ret);
         if (ret->latency_ms == 0)
-                ret->latency_ms = probe_now_ms() - t0;
+                ret->latency_ms = monotonic_ms() - t0;
 }

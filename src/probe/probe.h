@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 
+#include "basic/clock.h"
 #include "drill/drill.h"
 
 #define PROBE_DETAIL_MAX 256
@@ -30,6 +31,5 @@ void probe_process(const struct drill_probe *p, struct probe_result *ret);
 void probe_file(const struct drill_probe *p, struct probe_result *ret);
 void probe_metric(const struct drill_probe *p, struct probe_result *ret);
 
-double probe_now_ms(void);
 /* Copies msg into ret->detail, cut to fit. */
 void probe_set_detail(struct probe_result *ret, const char *msg);

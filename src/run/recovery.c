@@ -5,6 +5,7 @@
 
 #include "agent/agent-client.h"
 #include "agent/agent.h"
+#include "basic/clock.h"
 #include "evidence/lease.h"
 
 #define RECOVERY_CALL_MS   60000
@@ -85,8 +86,7 @@ static bool undo_and_verify(struct recovery *rc, const json_t *lease, char *note
                 snprintf(notes, size, "undo failed: %.400s", e.msg);
                 return false;
         }
-        struct timespec start;
-        clock_gettime(CLOCK_MONOTONIC, &start);
+        double deadline = monotonic_ms() + RECOVERY_VERIFY_MS;
         for (;;) {
                 json_t *res = NULL;
                 bool ok = call(rc, lease, "verify", &res, &e) >= 0 &&
@@ -95,11 +95,9 @@ static bool undo_and_verify(struct recovery *rc, const json_t *lease, char *note
                 json_decref(res);
                 if (ok)
                         return true;
-                struct timespec now;
-                clock_gettime(CLOCK_MONOTONIC, &now);
-                if ((now.tv_sec - start.tv_sec) * 1000 >= RECOVERY_VERIFY_MS)
+                if (monotonic_ms() >= deadline)
                         return false;
-                nanosleep(&(struct timespec){ .tv_nsec = 200000000L }, NULL);
+                sleep_ms(200);
         }
 }
 

@@ -5,12 +5,6 @@
 #include <string.h>
 #include <time.h>
 
-double runner_now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 _printf_(2, 0) static void set_reason(struct runner *r, const char *fmt, va_list ap) {
         if (!r->reason[0])
                 vsnprintf(r->reason, sizeof(r->reason), fmt, ap);
@@ -51,7 +45,7 @@ void runner_fail(struct runner *r, const char *fmt, ...) {
 }
 
 bool runner_stopping(struct runner *r) {
-        if (!atomic_load(&r->abort) && runner_now_ms() >= r->deadline_ms)
+        if (!atomic_load(&r->abort) && monotonic_ms() >= r->deadline_ms)
                 runner_interrupt(r, "config.timeout of %.0fs passed", (r->deadline_ms - r->t0_ms) / 1000);
         return atomic_load(&r->abort);
 }
@@ -59,7 +53,7 @@ bool runner_stopping(struct runner *r) {
 /* Waits on the condition variable so an abort wakes every sleeper at once. */
 void runner_wait_locked(struct runner *r, double until_ms) {
         struct timespec ts;
-        double left = until_ms - runner_now_ms();
+        double left = until_ms - monotonic_ms();
         if (left <= 0)
                 return;
         clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -70,9 +64,9 @@ void runner_wait_locked(struct runner *r, double until_ms) {
 }
 
 bool runner_sleep(struct runner *r, double ms) {
-        double until = runner_now_ms() + ms;
+        double until = monotonic_ms() + ms;
         pthread_mutex_lock(&r->lock);
-        while (!atomic_load(&r->abort) && runner_now_ms() < until && runner_now_ms() < r->deadline_ms)
+        while (!atomic_load(&r->abort) && monotonic_ms() < until && monotonic_ms() < r->deadline_ms)
                 runner_wait_locked(r, MIN(until, r->deadline_ms));
         pthread_mutex_unlock(&r->lock);
         return !runner_stopping(r);

@@ -124,9 +124,9 @@ static bool look(struct lease_ctx *c, const char *name, const char *key) {
 }
 
 static bool wait_effect(struct lease_ctx *c) {
-        double until = runner_now_ms() + EFFECT_WAIT_MS;
+        double until = monotonic_ms() + EFFECT_WAIT_MS;
         bool in_force = false;
-        while (!(in_force = look(c, "effect", "in_force")) && !c->agent_lost && runner_now_ms() < until &&
+        while (!(in_force = look(c, "effect", "in_force")) && !c->agent_lost && monotonic_ms() < until &&
                runner_sleep(c->r, POLL_MS))
                 ;
         return in_force;
@@ -143,26 +143,25 @@ static bool run_undo(struct lease_ctx *c, char *notes, size_t size) {
 }
 
 static bool run_verify(struct lease_ctx *c, char *notes, size_t size) {
-        double until = runner_now_ms() + VERIFY_WAIT_MS;
+        double until = monotonic_ms() + VERIFY_WAIT_MS;
         while (!look(c, "verify", "verified")) {
-                if (c->agent_lost || runner_now_ms() >= until) {
+                if (c->agent_lost || monotonic_ms() >= until) {
                         snprintf(
                                 notes, size, "verify still failing after %ds: %.400s", VERIFY_WAIT_MS / 1000,
                                 c->detail);
                         return false;
                 }
-                nanosleep(
-                        &(struct timespec){ .tv_nsec = POLL_MS * 1000000L },
-                        NULL); /* verify runs while aborting too */
+                sleep_ms(POLL_MS); /* verify runs while aborting too */
         }
         return true;
 }
 
+/* The agent died: what it held is for `recover`. A pending lease stays
+ * pending: the agent may have applied the fault before it died, so it is
+ * never expired here (only an abort before the mechanism ran may do that). */
 static void mark_orphaned(struct lease_ctx *c, enum lease_state from) {
         struct evidence *ev = c->r->opt->evidence;
-        if (from == LEASE_PENDING)
-                lease_transition(ev, c->lease_id, LEASE_PENDING, LEASE_EXPIRED, NULL, NULL);
-        else if (lease_transition(ev, c->lease_id, from, LEASE_ORPHANED, NULL, NULL) < 0)
+        if (from != LEASE_PENDING && lease_transition(ev, c->lease_id, from, LEASE_ORPHANED, NULL, NULL) < 0)
                 lease_transition(
                         ev, c->lease_id, LEASE_RELEASING, LEASE_DIRTY,
                         &(struct lease_update){ .escalation_notes = "agent lost during undo; run `mayhem "
@@ -239,10 +238,10 @@ static bool inject(struct lease_ctx *c, struct mh_error *e) {
 /* Holds the fault for its duration, renewing the lease (journal and agent)
  * every third of its TTL so the agent's watchdog never fires while we live. */
 static void hold(struct lease_ctx *c) {
-        double until = runner_now_ms() + (double)c->f->src->duration_ms,
+        double until = monotonic_ms() + (double)c->f->src->duration_ms,
                slice = c->f->lease_ttl_s * 1000.0 / 3;
-        while (runner_now_ms() < until && runner_sleep(c->r, MIN(slice, until - runner_now_ms()))) {
-                if (runner_now_ms() >= until)
+        while (monotonic_ms() < until && runner_sleep(c->r, MIN(slice, until - monotonic_ms()))) {
+                if (monotonic_ms() >= until)
                         break;
                 json_t *res = NULL;
                 agent_client_call(
@@ -303,9 +302,10 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
         }
         c.lease = agent_lease(&c);
         if (!inject(&c, &e)) {
+                bool lost = !agent_client_alive(r->agent);
                 runner_progress(
-                        r, "  [FAIL] %s %s on %s: not applied: %s", f->id, f->src->def->id, f->target->label,
-                        e.msg);
+                        r, "  [FAIL] %s %s on %s: %s: %s", f->id, f->src->def->id, f->target->label,
+                        lost ? "may be applied (the agent died before it answered)" : "not applied", e.msg);
                 runner_event(
                         r, "fault.failed", json_pack("{s:s, s:s}", "lease", c.lease_id, "error", e.msg));
                 release(&c, LEASE_PENDING); /* undo is harmless on a fault never applied */

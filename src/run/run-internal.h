@@ -4,6 +4,7 @@
 #include <stdatomic.h>
 
 #include "agent/agent-client.h"
+#include "basic/clock.h"
 #include "agent/agent.h"
 #include "fault/fault.h"
 #include "probe/probe.h"
@@ -53,7 +54,6 @@ bool runner_sleep(struct runner *r, double ms);
 /* With r->lock held: waits on r->wake until until_ms (monotonic) or a wake-up. */
 void runner_wait_locked(struct runner *r, double until_ms);
 void runner_progress(struct runner *r, const char *fmt, ...) _printf_(2, 3);
-double runner_now_ms(void);
 int runner_signals_start(struct runner *r, pthread_t *ret_thread, sigset_t *ret_old);
 void runner_signals_stop(pthread_t thread, const sigset_t *old);
 void runner_event(struct runner *r, const char *kind, json_t *payload);

@@ -114,13 +114,13 @@ static void *observer(void *arg) {
                                         "{s:s, s:s}", "source", o->sources[i].source_id, "reason",
                                         "log collection is not implemented in this version"));
         while (next && !observer_done(r)) {
-                double now = runner_now_ms(), soonest = now + 200;
+                double now = monotonic_ms(), soonest = now + 200;
                 for (size_t i = 0; i < o->n_sources; i++) {
                         const struct drill_obs_source *s = &o->sources[i];
                         if (s->kind == OBS_LOGS || next[i] < 0 || next[i] > now)
                                 continue;
                         observe_source(r, s);
-                        next[i] = s->cadence_ms > 0 ? runner_now_ms() + (double)s->cadence_ms : -1;
+                        next[i] = s->cadence_ms > 0 ? monotonic_ms() + (double)s->cadence_ms : -1;
                 }
                 for (size_t i = 0; i < o->n_sources; i++)
                         if (next[i] >= 0 && next[i] < soonest)

@@ -78,7 +78,7 @@ static bool run_wait_until(struct runner *r, const struct drill_step *st) {
         const struct drill_check *c =
                 st->until_check_id ? find_check(r->plan->spec, st->until_check_id) : NULL;
         const struct drill_probe *p = c ? &c->probe : &st->until_probe;
-        double until = runner_now_ms() + (double)st->until_timeout_ms;
+        double until = monotonic_ms() + (double)st->until_timeout_ms;
         struct probe_result pr = { 0 };
         for (;;) {
                 probe_run(p, &pr);
@@ -88,7 +88,7 @@ static bool run_wait_until(struct runner *r, const struct drill_step *st) {
                         runner_progress(r, "  [ok] wait: check passed (%s)", pr.detail);
                         return true;
                 }
-                if (runner_now_ms() >= until || !runner_sleep(r, (double)st->until_interval_ms))
+                if (monotonic_ms() >= until || !runner_sleep(r, (double)st->until_interval_ms))
                         break;
         }
         if (!runner_stopping(r))

@@ -190,7 +190,7 @@ static void finish(struct runner *r) {
         for (size_t i = 0; i < o->n_sources; i++)
                 res->sources_collected += runner_latest(r, o->sources[i].source_id) != NULL;
         runner_criteria(r);
-        res->wall_s = (runner_now_ms() - r->t0_ms) / 1000;
+        res->wall_s = (monotonic_ms() - r->t0_ms) / 1000;
 
         json_t *criteria = criteria_json(res);
         char *criteria_text = criteria ? json_dumps(criteria, JSON_COMPACT) : NULL;
@@ -228,7 +228,7 @@ static void runner_init(
         pthread_condattr_destroy(&attr);
         make_run_id(pl, r->run_id, sizeof(r->run_id));
         memcpy(res->run_id, r->run_id, sizeof(res->run_id));
-        r->t0_ms = runner_now_ms();
+        r->t0_ms = monotonic_ms();
         r->deadline_ms = r->t0_ms + (double)pl->spec->config.timeout_ms;
 }
 

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/clock.h"
+
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
 #endif
@@ -287,14 +289,8 @@ _noreturn_ static void child_main(
 
 /* ---- the parent ---- */
 
-static int64_t now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int remaining_ms(int64_t deadline) {
-        int64_t left = deadline - now_ms();
+        int64_t left = deadline - (int64_t)monotonic_ms();
         return left < 0 ? 0 : (int)MIN(left, (int64_t)INT32_MAX);
 }
 
@@ -380,7 +376,7 @@ int ns_run_fd(
                         timeout_ms);
         mask_to_string(ns_mask, names, sizeof(names));
 
-        int64_t deadline = now_ms() + timeout_ms;
+        int64_t deadline = (int64_t)monotonic_ms() + timeout_ms;
         if (ns_mask != 0) {
                 r = target_open(id, &pidfd, &procfd, reterr);
                 if (r < 0)

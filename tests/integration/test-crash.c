@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/proc-stat.h"
+#include "basic/clock.h"
 #include "demo-harness.h"
 #include "engine/engine.h"
 
@@ -34,18 +36,6 @@ static struct demo demo;
 static unsigned seed;
 static double worst_undo_ms;
 
-static double now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static void sleep_ms(double ms) {
-        long long ns = (long long)(ms * 1e6);
-        struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000LL), .tv_nsec = (long)(ns % 1000000000LL) };
-        nanosleep(&ts, NULL);
-}
-
 static bool inspect(const char *name, struct engine_container *c) {
         struct engine *e = NULL;
         bool ok = engine_open(ENGINE_DOCKER, NULL, &e, NULL) >= 0 &&
@@ -54,46 +44,18 @@ static bool inspect(const char *name, struct engine_container *c) {
         return ok;
 }
 
-/* /proc/PID/stat: the state letter and the parent pid; false when gone. */
-static bool proc_stat(int pid, char *state, int *ppid) {
-        char path[64], buf[512];
-        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-        if (fd >= 0)
-                close(fd);
-        if (n <= 0)
-                return false;
-        buf[n] = '\0';
-        const char *p = strrchr(buf, ')');
-        return p && sscanf(p + 2, "%c %d", state, ppid) == 2;
-}
-
-static bool comm_is(int pid, const char *name) {
-        char path[64], comm[32] = "";
-        snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t n = fd < 0 ? -1 : read(fd, comm, sizeof(comm) - 1);
-        if (fd >= 0)
-                close(fd);
-        if (n <= 0)
-                return false;
-        comm[strcspn(comm, "\n")] = '\0';
-        return strcmp(comm, name) == 0;
-}
-
 /* mayhem-agent processes, all of them or the children of parent (> 0). */
 static int agents(int parent, int *ret_pid) {
         DIR *d = opendir("/proc");
         struct dirent *de;
         int n = 0;
         while (d && (de = readdir(d))) {
-                int pid = (int)strtol(de->d_name, NULL, 10), ppid = 0;
-                char state;
-                if (pid <= 0 || !comm_is(pid, "mayhem-agent") || !proc_stat(pid, &state, &ppid) ||
-                    state == 'Z')
+                int pid = (int)strtol(de->d_name, NULL, 10);
+                struct proc_stat st;
+                if (pid <= 0 || !proc_comm_is(pid, "mayhem-agent") || !proc_stat_read(pid, &st) ||
+                    st.state == 'Z')
                         continue;
-                if (parent > 0 && ppid != parent)
+                if (parent > 0 && st.ppid != parent)
                         continue;
                 n++;
                 if (ret_pid)
@@ -107,13 +69,12 @@ static int agents(int parent, int *ret_pid) {
 /* Both targets back: the API running and unpaused, the worker's main process not stopped. */
 static bool restored(char *why, size_t size) {
         struct engine_container api, worker;
-        char state = '-';
-        int ppid;
         if (!inspect("demo-api", &api) || !inspect(WORKER, &worker))
                 return snprintf(why, size, "inspect failed"), false;
         if (!api.running || api.paused)
                 return snprintf(why, size, "demo-api is %s", api.status), false;
-        if (!worker.running || (proc_stat(worker.pid, &state, &ppid) && (state == 'T' || state == 't')))
+        char state = worker.running ? proc_state_of(worker.pid) : '-';
+        if (!worker.running || state == 'T' || state == 't')
                 return snprintf(why, size, "worker %s, main process state %c", worker.status, state), false;
         return true;
 }
@@ -122,8 +83,8 @@ static void assert_no_residue(void) {
         char why[256] = "";
         if (!restored(why, sizeof(why)))
                 fail_msg("residue: %s", why);
-        double until = now_ms() + 5000;
-        while (agents(0, NULL) > 0 && now_ms() < until)
+        double until = monotonic_ms() + 5000;
+        while (agents(0, NULL) > 0 && monotonic_ms() < until)
                 sleep_ms(20);
         assert_int_equal(agents(0, NULL), 0);
         json_t *open = INSPECT(&demo, "leases");
@@ -151,12 +112,12 @@ static void one_controller_kill(int round) {
         double delay = random_ms(0, 3000);
         sleep_ms(delay);
         kill(pid, SIGKILL);
-        double t0 = now_ms();
+        double t0 = monotonic_ms();
         waitpid(pid, NULL, 0);
         char why[256] = "";
-        while (!restored(why, sizeof(why)) && now_ms() - t0 < UNDO_WITHIN)
+        while (!restored(why, sizeof(why)) && monotonic_ms() - t0 < UNDO_WITHIN)
                 sleep_ms(10);
-        double took = now_ms() - t0;
+        double took = monotonic_ms() - t0;
         if (took >= UNDO_WITHIN)
                 fail_msg("round %d (killed after %.0f ms): not undone within 2 s: %s", round, delay, why);
         worst_undo_ms = took > worst_undo_ms ? took : worst_undo_ms;
@@ -187,8 +148,8 @@ static void one_agent_kill(int round) {
         int agent = 0, status = 0;
         demo_fresh_db(&demo);
         pid_t pid = start_drill();
-        double until = now_ms() + 5000;
-        while (agents(pid, &agent) == 0 && now_ms() < until)
+        double until = monotonic_ms() + 5000;
+        while (agents(pid, &agent) == 0 && monotonic_ms() < until)
                 sleep_ms(5);
         assert_true(agent > 0);
         sleep_ms(random_ms(0, 2500));

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/clock.h"
 #include "demo-harness.h"
 
 /* The demo drill and the process/container fault family run for real
@@ -127,7 +128,7 @@ static json_t *wait_active_lease(void) {
                         return l;
                 }
                 json_decref(leases);
-                nanosleep(&(struct timespec){ .tv_nsec = 100000000L }, NULL);
+                sleep_ms(100);
         }
         return NULL;
 }
@@ -170,7 +171,7 @@ static void test_sigkill_leaves_the_lease_listed(void **state) {
 
         bool running = false, paused = true;
         for (int i = 0; i < 100 && demo_container(&running, &paused) && paused; i++)
-                nanosleep(&(struct timespec){ .tv_nsec = 20000000L }, NULL);
+                sleep_ms(20);
         assert_true(running && !paused);
         json_t *open = INSPECT(&demo, "leases");
         assert_int_equal(json_array_size(open), 1);

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/clock.h"
 #include "basic/fileio.h"
 #include "basic/macro.h"
 #include "common/run-command.h"
@@ -56,17 +57,6 @@ static bool cli(const char **argv) {
                 print_message("%s %s: exit %d: %s\n", argv[0], argv[1], r.exit, r.err);
         cmd_result_done(&r);
         return ok;
-}
-
-static double now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec * 1000.0 + (double)ts.tv_nsec / 1e6;
-}
-
-static void sleep_ms(int ms) {
-        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
-        nanosleep(&ts, NULL);
 }
 
 static bool write_file(const char *dir, const char *name, const char *data, size_t len, mode_t mode) {
@@ -156,7 +146,8 @@ static void call_ok(int r, const struct mh_error *err) {
 
 static struct engine_container wait_running(bool running) {
         struct engine_container c = inspect_ok();
-        for (double end = now_ms() + WAIT_MS; c.running != running && now_ms() < end; c = inspect_ok())
+        for (double end = monotonic_ms() + WAIT_MS; c.running != running && monotonic_ms() < end;
+             c = inspect_ok())
                 sleep_ms(20);
         assert_int_equal(c.running, running);
         return c;

@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +17,7 @@
 
 #include <jansson.h>
 
+#include "common/proc-stat.h"
 #include "common/run-command.h"
 
 /* Faults on a plain host process (no engine at all): a child of this test
@@ -37,16 +39,22 @@ static pid_t start_victim(void) {
         return pid;
 }
 
-static char victim_state(pid_t pid) {
-        char path[64], buf[512];
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-        FILE *f = fopen(path, "re");
-        size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-        if (f)
-                fclose(f);
-        buf[n] = '\0';
-        const char *p = strrchr(buf, ')');
-        return p && p[1] == ' ' ? p[2] : '-';
+/* After each test, pass or fail: no victim of ours is left (stopped, holding
+ * the test runner's pipes). */
+static int reap_victims(void **state) {
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        struct proc_stat st;
+        while (d && (de = readdir(d))) {
+                pid_t pid = (pid_t)strtol(de->d_name, NULL, 10);
+                if (pid > 0 && proc_comm_is(pid, NAME) && proc_stat_read(pid, &st) && st.ppid == getpid()) {
+                        kill(pid, SIGKILL);
+                        waitpid(pid, NULL, 0);
+                }
+        }
+        if (d)
+                closedir(d);
+        return 0;
 }
 
 static void write_drill(const char *target, const char *faults) {
@@ -73,7 +81,7 @@ static void test_pause_by_name(void **state) {
         struct cmd_result r = mayhem();
         if (r.exit != 0 || !strstr(r.err, "in force: process") || !strstr(r.err, "is stopped"))
                 fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
-        assert_true(victim_state(v) == 'S');
+        assert_true(proc_state_of(v) == 'S');
         cmd_result_done(&r);
         kill(v, SIGKILL);
         waitpid(v, NULL, 0);
@@ -115,6 +123,55 @@ static void test_kill_without_supervisor_is_dirty(void **state) {
         cmd_result_done(&r);
 }
 
+static struct cmd_result mayhem_on_db(const char *const *args) {
+        const char *argv[8] = { getenv("MAYHEM_BIN"), "--db", db };
+        for (size_t i = 0; args[i] && i < 4; i++)
+                argv[3 + i] = args[i];
+        return run_command(NULL, argv);
+}
+
+/* A field of the first row of `mayhem inspect WHAT --json` ("?" when there is none); leases
+ * include released ones. */
+static char *first_row(const char *what, const char *field, char *buf, size_t size) {
+        bool leases = strcmp(what, "leases") == 0;
+        struct cmd_result r = mayhem_on_db(
+                (const char *const[]){ "inspect", what, "--json", leases ? "--all" : NULL, NULL });
+        json_t *rows = json_loads(r.out, 0, NULL);
+        const char *v = json_string_value(json_object_get(json_array_get(rows, 0), field));
+        snprintf(buf, size, "%s", v ? v : "?");
+        json_decref(rows);
+        cmd_result_done(&r);
+        return buf;
+}
+
+/* The agent dies after pausing the victim, before its reply reaches the
+ * controller (reply-loss-agent): the lease stays pending, never expired, and
+ * `recover execute` undoes the pause. */
+static void test_agent_lost_after_apply_is_recovered(void **state) {
+        pid_t v = start_victim();
+        char st[32], run_id[160];
+        write_drill("{name: " NAME "}", "      - {fault: proc.pause, duration: 1s}\n");
+        setenv("MAYHEM_REAL_AGENT", getenv("MAYHEM_AGENT_BIN"), 1);
+        setenv("MAYHEM_AGENT", getenv("MAYHEM_REPLY_LOSS_AGENT"), 1);
+        struct cmd_result r = mayhem();
+        unsetenv("MAYHEM_AGENT");
+        if (r.exit != 7 || !strstr(r.out, "1 ORPHANED"))
+                fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
+        cmd_result_done(&r);
+        assert_int_equal(proc_state_of(v), 'T'); /* applied, and nobody undid it */
+        assert_string_equal(first_row("leases", "state", st, sizeof(st)), "pending");
+
+        first_row("runs", "id", run_id, sizeof(run_id));
+        r = mayhem_on_db((const char *const[]){ "recover", "execute", run_id, NULL });
+        if (r.exit != 0)
+                fail_msg("recover exit %d\n%s%s", r.exit, r.out, r.err);
+        cmd_result_done(&r);
+        assert_int_equal(proc_state_of(v), 'S');
+        assert_string_equal(first_row("leases", "state", st, sizeof(st)), "released");
+        kill(v, SIGKILL);
+        waitpid(v, NULL, 0);
+}
+
 static void test_missing_process_touches_nothing(void **state) {
         write_drill("{name: mayhem-nosuch}", "      - {fault: proc.pause, duration: 1s}\n");
         struct cmd_result r = mayhem();
@@ -127,10 +184,11 @@ int main(void) {
         snprintf(db, sizeof(db), "/tmp/mayhem-ithost-%d.db", (int)getpid());
         snprintf(drill, sizeof(drill), "/tmp/mayhem-ithost-%d.yaml", (int)getpid());
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_pause_by_name),
-                cmocka_unit_test(test_kill_with_supervisor_verifies),
-                cmocka_unit_test(test_kill_without_supervisor_is_dirty),
-                cmocka_unit_test(test_missing_process_touches_nothing),
+                cmocka_unit_test_teardown(test_pause_by_name, reap_victims),
+                cmocka_unit_test_teardown(test_kill_with_supervisor_verifies, reap_victims),
+                cmocka_unit_test_teardown(test_kill_without_supervisor_is_dirty, reap_victims),
+                cmocka_unit_test_teardown(test_missing_process_touches_nothing, reap_victims),
+                cmocka_unit_test_teardown(test_agent_lost_after_apply_is_recovered, reap_victims),
         };
         int failed = cmocka_run_group_tests(tests, NULL, NULL);
         unlink(drill);

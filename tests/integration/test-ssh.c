@@ -20,6 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "common/proc-stat.h"
+#include "basic/clock.h"
 #include "basic/fileio.h"
 #include "demo-harness.h"
 
@@ -54,18 +56,6 @@ static struct demo demo;
 static struct sshd sshd;
 static const char *agent_bin;
 static pid_t controller = -1; /* a run a failed test left behind; killed in teardown */
-
-static double now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static void sleep_ms(double ms) {
-        long long ns = (long long)(ms * 1e6);
-        struct timespec ts = { .tv_sec = (time_t)(ns / 1000000000LL), .tv_nsec = (long)(ns % 1000000000LL) };
-        nanosleep(&ts, NULL);
-}
 
 static char *slurp(const char *path) {
         char *data = NULL;
@@ -102,48 +92,20 @@ static unsigned logins(void) {
         return count_in_file(sshd.log, "Accepted publickey for root from 127.0.0.1");
 }
 
-/* /proc/PID/stat: the state letter and the parent pid; false when gone. */
-static bool proc_stat(int pid, char *ret_state, int *ret_ppid) {
-        char path[64];
-        snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-        char *buf = NULL;
-        size_t len = 0;
-        if (read_file_bounded(path, 4096, &buf, &len, NULL) < 0)
-                return false;
-        const char *p = strrchr(buf, ')');
-        bool ok = p && sscanf(p + 2, "%c %d", ret_state, ret_ppid) == 2;
-        free(buf);
-        return ok;
-}
-
 static bool alive(int pid) {
-        char state = 'Z';
-        int ppid;
-        return proc_stat(pid, &state, &ppid) && state != 'Z';
-}
-
-static bool comm_is(int pid, const char *name) {
-        char path[64], *comm = NULL;
-        size_t len = 0;
-        snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-        if (read_file_bounded(path, 64, &comm, &len, NULL) < 0)
-                return false;
-        comm[strcspn(comm, "\n")] = '\0';
-        bool same = strcmp(comm, name) == 0;
-        free(comm);
-        return same;
+        char state = proc_state_of(pid);
+        return state != '-' && state != 'Z';
 }
 
 /* True when our sshd is pid's parent, grandparent, ... */
 static bool under_sshd(int pid) {
-        char state;
-        int ppid = 0;
+        struct proc_stat st;
         for (int depth = 0; depth < 16 && pid > 1; depth++) {
-                if (!proc_stat(pid, &state, &ppid))
+                if (!proc_stat_read(pid, &st))
                         return false;
-                if (ppid == sshd.pid)
+                if (st.ppid == sshd.pid)
                         return true;
-                pid = ppid;
+                pid = st.ppid;
         }
         return false;
 }
@@ -157,7 +119,7 @@ static int ours(const char *comm, int *ret_pid) {
         while (d && (de = readdir(d))) {
                 char *end = NULL;
                 long pid = strtol(de->d_name, &end, 10);
-                if (!end || *end || pid <= 0 || pid == sshd.pid || !comm_is((int)pid, comm) ||
+                if (!end || *end || pid <= 0 || pid == sshd.pid || !proc_comm_is((int)pid, comm) ||
                     !alive((int)pid))
                         continue;
                 bool mine = under_sshd((int)pid);
@@ -287,7 +249,7 @@ static bool sshd_start_once(void) {
         if (pid < 0)
                 return false;
         sshd.pid = pid;
-        for (double until = now_ms() + 5000; now_ms() < until; sleep_ms(20)) {
+        for (double until = monotonic_ms() + 5000; monotonic_ms() < until; sleep_ms(20)) {
                 if (waitpid(pid, NULL, WNOHANG) == pid) {
                         sshd.pid = -1;
                         return false; /* the port was taken after all, or the config is wrong */
@@ -451,7 +413,8 @@ static void test_demo_drill_over_ssh(void **state) {
         int agent = 0;
         pid_t pid = spawn_run(DEMO_DRILL);
         /* The agent lives for the whole run: note which one sshd started. */
-        for (double until = now_ms() + 20000; agent == 0 && now_ms() < until && alive(pid); sleep_ms(10))
+        for (double until = monotonic_ms() + 20000; agent == 0 && monotonic_ms() < until && alive(pid);
+             sleep_ms(10))
                 ours("mayhem-agent", &agent);
         int code = wait_controller();
         const char *out = run_output("run.out"), *err = run_output("run.err");
@@ -482,7 +445,7 @@ static void test_demo_drill_over_ssh(void **state) {
 
 /* Polls `inspect leases` until a lease is active; returns it (a new reference). */
 static json_t *wait_active_lease(pid_t run) {
-        for (double until = now_ms() + 20000; now_ms() < until && alive(run); sleep_ms(50)) {
+        for (double until = monotonic_ms() + 20000; monotonic_ms() < until && alive(run); sleep_ms(50)) {
                 json_t *leases = INSPECT(&demo, "leases");
                 size_t k;
                 json_t *l;
@@ -515,23 +478,24 @@ static void test_controller_sigkill_over_ssh(void **state) {
         json_decref(lease);
 
         kill(pid, SIGKILL);
-        double t0 = now_ms();
+        double t0 = monotonic_ms();
         assert_int_equal(wait_controller(), 128 + SIGKILL);
-        while (demo_container(&running, &paused) && paused && now_ms() - t0 < UNDO_WITHIN_MS)
+        while (demo_container(&running, &paused) && paused && monotonic_ms() - t0 < UNDO_WITHIN_MS)
                 sleep_ms(10);
-        double took = now_ms() - t0;
+        double took = monotonic_ms() - t0;
         if (paused || !running)
                 fail_msg("demo-api not restored within %.0f ms of the controller's SIGKILL", UNDO_WITHIN_MS);
 
         /* The agent, sshd's session process and the ssh client all exit. */
-        double until = now_ms() + 5000;
-        while ((ours("mayhem-agent", NULL) || ours("ssh", NULL) || ours("sshd", NULL)) && now_ms() < until)
+        double until = monotonic_ms() + 5000;
+        while ((ours("mayhem-agent", NULL) || ours("ssh", NULL) || ours("sshd", NULL)) &&
+               monotonic_ms() < until)
                 sleep_ms(20);
         assert_int_equal(ours("mayhem-agent", NULL), 0);
         assert_int_equal(ours("ssh", NULL), 0);
         assert_int_equal(ours("sshd", NULL), 0);
         assert_false(alive(agent));
-        double gone = now_ms() - t0;
+        double gone = monotonic_ms() - t0;
         const char *err = run_output("run.err"); /* the agent's undo, logged through ssh */
         if (!strstr(err, "because stdin closed") || strstr(err, "Sanitizer"))
                 fail_msg("the agent did not log its undo cleanly:\n%s", err);
@@ -591,11 +555,11 @@ static void assert_one_error_line(const char *err, const char *want) {
 static void test_wrong_key(void **state) {
         unsigned before = logins();
         assert_true(set_authorized(false));
-        double t0 = now_ms();
+        double t0 = monotonic_ms();
         struct cmd_result r =
                 MAYHEM(&demo, "run", HOLD_DRILL, "-c", COMPOSE, "--execute", "--agent", sshd.target,
                        "--ssh-config", sshd.ssh_config, "--remote-agent", agent_bin);
-        double took = now_ms() - t0;
+        double took = monotonic_ms() - t0;
         assert_true(set_authorized(true));
         if (r.exit != 8)
                 fail_msg("exit %d, want 8\n%s%s", r.exit, r.out, r.err);
@@ -620,11 +584,11 @@ static void test_silent_host(void **state) {
         assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
         char target[64];
         snprintf(target, sizeof(target), "ssh://root@127.0.0.1:%d", ntohs(a.sin_port));
-        double t0 = now_ms();
+        double t0 = monotonic_ms();
         struct cmd_result r =
                 MAYHEM(&demo, "run", HOLD_DRILL, "-c", COMPOSE, "--execute", "--agent", target,
                        "--ssh-config", sshd.ssh_config, "--remote-agent", agent_bin);
-        double took = now_ms() - t0;
+        double took = monotonic_ms() - t0;
         close(fd);
         if (r.exit != 8)
                 fail_msg("exit %d, want 8\n%s%s", r.exit, r.out, r.err);

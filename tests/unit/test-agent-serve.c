@@ -16,6 +16,8 @@
 
 #include <jansson.h>
 
+#include "common/proc-stat.h"
+
 /* The real mayhem-agent binary over its stdin/stdout, as the controller
  * talks to it: every malformed or refused request gets the right error code,
  * and nothing is touched. No engine is needed: a refused or malformed request
@@ -202,39 +204,10 @@ static pid_t victim(void) {
         return pid;
 }
 
-static char state_of(pid_t pid) {
-        char path[64], buf[512];
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
-        if (fd >= 0)
-                close(fd);
-        if (n <= 0)
-                return '-';
-        buf[n] = '\0';
-        const char *p = strrchr(buf, ')');
-        return p ? p[2] : '-';
-}
-
-static unsigned long long start_time_of(pid_t pid) {
-        char path[64], buf[512];
-        unsigned long long st = 0;
-        snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-        FILE *f = fopen(path, "re");
-        size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-        if (f)
-                fclose(f);
-        buf[n] = '\0';
-        const char *p = strrchr(buf, ')');
-        for (int field = 2; p && field < 22; field++)
-                p = strchr(p + 1, ' ');
-        if (p)
-                sscanf(p + 1, "%llu", &st);
-        return st;
-}
-
 static void inject_pause(struct agent *a, pid_t v, int ttl) {
         char line[1024];
+        struct proc_stat st = { 0 };
+        assert_true(proc_stat_read(v, &st));
         snprintf(
                 line, sizeof(line),
                 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"task.execute\",\"params\":{" CTX
@@ -243,19 +216,19 @@ static void inject_pause(struct agent *a, pid_t v, int ttl) {
                 "\"container_id\":\"\",\"container_name\":\"victim\",\"started_at\":\"\",\"pid\":%d,"
                 "\"pid_start_time\":%llu},\"undo\":[\"signal.cont\"],\"verify\":[\"process.not_stopped\"],"
                 "\"effect\":\"process.stopped\"}}}",
-                ttl, (int)v, start_time_of(v));
+                ttl, (int)v, st.start_time);
         json_t *r = ask(a, line);
         if (!json_is_true(json_object_get(json_object_get(r, "result"), "ok"))) {
                 char *text = json_dumps(r, 0);
                 fail_msg("inject failed: %s", text);
         }
         json_decref(r);
-        assert_int_equal(state_of(v), 'T');
+        assert_int_equal(proc_state_of(v), 'T');
 }
 
 static bool resumed_within(pid_t v, int ms) {
         for (int i = 0; i < ms / 10; i++) {
-                if (state_of(v) != 'T')
+                if (proc_state_of(v) != 'T')
                         return true;
                 usleep(10000);
         }
@@ -273,7 +246,7 @@ static void test_ttl_expiry_undoes(void **state) {
                         ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"lease.extend\",\"params\":{" CTX
                                 ",\"lease_id\":\"l-t\",\"ttl_seconds\":1}}"));
         }
-        assert_int_equal(state_of(v), 'T');
+        assert_int_equal(proc_state_of(v), 'T');
         assert_true(resumed_within(v, 3000)); /* no more renewals: undone by the watchdog */
         json_t *r =
                 ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"task.status\",\"params\":{" CTX "}}");
@@ -293,7 +266,7 @@ static void test_stdin_eof_undoes(void **state) {
         pid_t v = victim();
         inject_pause(&a, v, 600);
         assert_int_equal(stop(&a), 0); /* closes stdin, waits for the agent to exit */
-        assert_int_not_equal(state_of(v), 'T');
+        assert_int_not_equal(proc_state_of(v), 'T');
         kill(v, SIGKILL);
         waitpid(v, NULL, 0);
 }

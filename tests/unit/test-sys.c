@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/clock.h"
 #include "basic/error.h"
 #include "basic/macro.h"
 #include "sys/cgroup.h"
@@ -27,18 +28,6 @@
  * canned text. tests/priv/ does the rest as root. */
 
 #define WAIT_MS 5000
-
-static int64_t now_ms(void) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-static void sleep_ms(int ms) {
-        struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L };
-        while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-                ;
-}
 
 /* A child that waits for signals until killed. */
 static pid_t child_sleeper(void) {
@@ -60,7 +49,7 @@ static void child_kill(pid_t pid) {
 
 /* Waits until the process is in state want (or, with negate, leaves it). */
 static bool wait_state(const struct proc_identity *id, char want, bool negate) {
-        for (int64_t end = now_ms() + WAIT_MS; now_ms() < end; sleep_ms(5)) {
+        for (double end = monotonic_ms() + WAIT_MS; monotonic_ms() < end; sleep_ms(5)) {
                 char s;
                 if (proc_state(id, &s, NULL) < 0)
                         return false;
@@ -264,9 +253,9 @@ static void test_ns_run_timeout(void **state) {
         pid_t child = 0;
 
         assert_int_equal(pipe2(p, O_CLOEXEC), 0);
-        int64_t start = now_ms();
+        double start = monotonic_ms();
         assert_int_equal(ns_run(NULL, 0, fn_sleep, &p[1], 300, NULL, NULL, NULL, &e), -ETIMEDOUT);
-        int64_t took = now_ms() - start;
+        double took = monotonic_ms() - start;
         assert_true(took >= 250 && took < 5000);
         assert_string_equal(e.id, "timeout");
         assert_int_equal(read(p[0], &child, sizeof(child)), (ssize_t)sizeof(child));
