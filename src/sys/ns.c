@@ -17,13 +17,7 @@
 #include <unistd.h>
 
 #include "basic/clock.h"
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
+#include "pidfd-syscall.h"
 
 /* Exit status of a child that could not even report (its parent died while it
  * started, or the socket broke). The parent only sees it when no reply came. */

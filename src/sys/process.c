@@ -10,13 +10,7 @@
 #include <unistd.h>
 
 #include "basic/parse-number.h"
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
-#endif
+#include "pidfd-syscall.h"
 
 #define STAT_MAX 1024
 
