@@ -1,0 +1,57 @@
+#pragma once
+
+/* Measuring network faults from the outside: UDP datagrams with a sequence
+ * number and a send time, a reflector that echoes them, a sink that counts
+ * them (loss, duplicates, reordering), TCP connect outcomes and throughput.
+ * Every call is bounded in time. Addresses are IPv4 or IPv6 literals. Each
+ * runs in the caller's network namespace (fork into one with netns_fork()). */
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NETPROBE_MAX_SEQ 100000u
+
+/* Echoes datagrams back to their sender until idle_ms pass without one or
+ * max_ms in all. Returns how many it echoed, or -errno. */
+int udp_reflector(int port, int idle_ms, int max_ms);
+
+struct udp_rtt_result {
+        unsigned sent, received, duplicates, reordered;
+        double *rtt_ms; /* received ones in arrival order; malloc()ed, n = received */
+};
+
+/* Sends count datagrams to addr:port every interval_us and collects the echoes
+ * until wait_ms after the last send. */
+int udp_rtt_probe(
+        const char *addr, int port, unsigned count, unsigned interval_us, int wait_ms,
+        struct udp_rtt_result *ret);
+void udp_rtt_result_done(struct udp_rtt_result *r);
+
+/* Percentile p (0..100) of n values (sorted in place). */
+double percentile(double *v, size_t n, double p);
+
+struct udp_sink_result {
+        unsigned received, unique, duplicates, reordered;
+};
+
+/* Counts datagrams on port until idle_ms without one (after the first) or
+ * max_ms in all. */
+int udp_sink(int port, int idle_ms, int max_ms, struct udp_sink_result *ret);
+/* Sends count datagrams of size bytes (>= 16) at pps per second. */
+int udp_blast(const char *addr, int port, unsigned count, unsigned pps, size_t size);
+
+/* Connects to addr:port within timeout_ms and, once connected, sends a byte
+ * and waits up to timeout_ms for the peer: 0 when the connection works (data
+ * or an orderly close came back, or nothing within the time), -ECONNREFUSED,
+ * -ECONNRESET, -ETIMEDOUT (connect did not finish), or another -errno. */
+int tcp_connect_outcome(const char *addr, int port, int timeout_ms);
+
+/* Accepts connections on port and reads (and echoes, when echo) what they
+ * send until max_ms. Returns the bytes read, or -errno. */
+long tcp_server(int port, bool echo, int max_ms);
+/* Sends as fast as it can to addr:port for ms milliseconds; returns the
+ * goodput in bits per second measured from the first to the last byte the
+ * kernel accepted, or a negative errno. Use the receiver's count for rates
+ * below the socket buffers: tcp_server()'s bytes over the same window. */
+double tcp_send_for(const char *addr, int port, int ms);
