@@ -107,11 +107,25 @@ static bool is_held(struct agent_state *s, const char *lease_id) {
         return held;
 }
 
+/* What the fault layer needs to act on a lease; false (msg says why) when
+ * the lease's engine cannot be reached. */
+static bool fault_exec_of(
+        struct agent_state *s, const struct agent_lease *l, struct fault_exec *ret, char *msg, size_t size) {
+        bool host = target_is_host_process(&l->target);
+        *ret = (struct fault_exec){ .engine = host ? NULL : agent_engine_for(s, &l->target, msg, size),
+                                    .lease_id = l->id,
+                                    .fault_id = l->fault_id,
+                                    .params = l->params,
+                                    .duration_ms = l->duration_ms,
+                                    .target = l->target };
+        return host || ret->engine;
+}
+
 static int verify_once(
-        const struct agent_lease *l, struct engine *e, bool *ret_ok, char *detail, size_t size) {
+        const struct agent_lease *l, const struct fault_exec *fx, bool *ret_ok, char *detail, size_t size) {
         *ret_ok = true;
         for (size_t i = 0; i < l->n_verify && *ret_ok; i++)
-                if (verify_probe_run(l->verify[i], e, &l->target, ret_ok, detail, size) < 0)
+                if (verify_probe_run(l->verify[i], fx, ret_ok, detail, size) < 0)
                         *ret_ok = false;
         return 0;
 }
@@ -121,17 +135,17 @@ void agent_compensate(struct agent_state *s, struct agent_lease *l, const char *
         struct mh_error err = { 0 };
         char msg[256] = "";
         bool ok = false;
-        bool host = target_is_host_process(&l->target);
-        struct engine *e = host ? NULL : agent_engine_for(s, &l->target, msg, sizeof(msg));
+        struct fault_exec fx;
+        bool reachable = fault_exec_of(s, l, &fx, msg, sizeof(msg));
         snprintf(t.lease_id, sizeof(t.lease_id), "%s", l->id);
-        if ((e || host) && comp_ops_run(l->undo, l->n_undo, e, &l->target, &err) >= 0) {
+        if (reachable && comp_ops_run(l->undo, l->n_undo, &fx, &err) >= 0) {
                 for (double until = monotonic_ms() + AGENT_VERIFY_MS; !ok && monotonic_ms() < until;) {
-                        verify_once(l, e, &ok, t.detail, sizeof(t.detail));
+                        verify_once(l, &fx, &ok, t.detail, sizeof(t.detail));
                         if (!ok)
                                 sleep_ms(100);
                 }
         } else
-                snprintf(t.detail, sizeof(t.detail), "%.250s", e ? err.msg : msg);
+                snprintf(t.detail, sizeof(t.detail), "%.250s", reachable ? err.msg : msg);
         if (!ok)
                 snprintf(t.state, sizeof(t.state), "dirty");
         agent_log(
@@ -170,7 +184,7 @@ static int inject(
                 return RPC_TASK_FAILED;
         }
         if (hold(s, l, t->id) < 0) { /* cannot watch it: do not leave it applied */
-                comp_ops_run(l->undo, l->n_undo, fx->engine, &l->target, NULL);
+                comp_ops_run(l->undo, l->n_undo, fx, NULL);
                 snprintf(msg, size, "agent holds %d leases already; fault undone", AGENT_HELD_MAX);
                 return RPC_TASK_FAILED;
         }
@@ -190,7 +204,7 @@ static int run_phase(
         switch (ph) {
         case PHASE_INJECT: return inject(s, fx, l, t, ret, msg, size);
         case PHASE_UNDO:
-                if (comp_ops_run(l->undo, l->n_undo, fx->engine, &l->target, &err) < 0) {
+                if (comp_ops_run(l->undo, l->n_undo, fx, &err) < 0) {
                         snprintf(msg, size, "%s", err.msg);
                         return RPC_TASK_FAILED;
                 }
@@ -198,7 +212,7 @@ static int run_phase(
                 *ret = json_pack("{s:s, s:s, s:b}", "task_id", t->id, "state", "done", "ok", 1);
                 return 0;
         case PHASE_VERIFY:
-                verify_once(l, fx->engine, &ok, t->detail, sizeof(t->detail));
+                verify_once(l, fx, &ok, t->detail, sizeof(t->detail));
                 *ret = json_pack("{s:s, s:b, s:s}", "task_id", t->id, "verified", ok, "detail", t->detail);
                 return 0;
         default:
@@ -239,17 +253,13 @@ int agent_task_execute(struct agent_state *s, const json_t *params, json_t **ret
                 agent_lease_done(&l);
                 return RPC_INVALID_PARAMS;
         }
-        bool host = target_is_host_process(&l.target);
-        struct fault_exec fx = { .engine = host ? NULL : agent_engine_for(s, &l.target, msg, size),
-                                 .fault_id = l.fault_id,
-                                 .params = l.params,
-                                 .duration_ms = l.duration_ms,
-                                 .target = l.target };
+        struct fault_exec fx;
+        bool reachable = fault_exec_of(s, &l, &fx, msg, size);
         pthread_mutex_lock(&s->lock);
         snprintf(t.id, sizeof(t.id), "t-%06u", ++s->next_task);
         pthread_mutex_unlock(&s->lock);
         snprintf(t.lease_id, sizeof(t.lease_id), "%s", l.id);
-        r = fx.engine || host ? run_phase(s, ph, &fx, &l, &t, ret, msg, size) : RPC_TASK_FAILED;
+        r = reachable ? run_phase(s, ph, &fx, &l, &t, ret, msg, size) : RPC_TASK_FAILED;
         snprintf(t.state, sizeof(t.state), "%s", r < 0 ? "failed" : "done");
         if (r < 0)
                 snprintf(t.detail, sizeof(t.detail), "%s", msg);

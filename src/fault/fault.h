@@ -41,6 +41,7 @@ int target_identity_from_json(const json_t *j, struct target_identity *ret, stru
  * agent can apply, check and undo it with no drill at hand. */
 struct fault_exec {
         struct engine *engine;
+        const char *lease_id; /* names what the fault creates (nft tables, qdiscs) so undo finds it */
         const char *fault_id;
         const json_t *params; /* the plan's typed params, {"signal": "SIGKILL", "percent": 50.0, ...} */
         int64_t duration_ms;
@@ -62,17 +63,14 @@ const struct fault_mechanism *fault_mechanism_at(size_t i);
 
 /* Undo ops are idempotent: on a fault never applied, or already undone, they succeed. */
 bool comp_op_supported(enum comp_op op);
-int comp_op_run(enum comp_op op, struct engine *e, const struct target_identity *t, struct mh_error *reterr);
+int comp_op_run(enum comp_op op, const struct fault_exec *fx, struct mh_error *reterr);
 /* Every undo op of a lease, in order; stops at the first failure. */
-int comp_ops_run(
-        const enum comp_op *ops, size_t n, struct engine *e, const struct target_identity *t,
-        struct mh_error *reterr);
+int comp_ops_run(const enum comp_op *ops, size_t n, const struct fault_exec *fx, struct mh_error *reterr);
 
 /* One look; *ret_ok tells whether the target is back. detail says what was seen. */
 bool verify_probe_supported(enum verify_probe v);
 int verify_probe_run(
-        enum verify_probe v, struct engine *e, const struct target_identity *t, bool *ret_ok, char *detail,
-        size_t size);
+        enum verify_probe v, const struct fault_exec *fx, bool *ret_ok, char *detail, size_t size);
 
 /* One look at whether the fault is in force. */
 bool effect_check_supported(enum effect_check c);

@@ -57,8 +57,8 @@ static int verify_cpu(const struct target_identity *t, bool *ret_ok, char *detai
 }
 
 int verify_probe_run(
-        enum verify_probe v, struct engine *e, const struct target_identity *t, bool *ret_ok, char *detail,
-        size_t size) {
+        enum verify_probe v, const struct fault_exec *fx, bool *ret_ok, char *detail, size_t size) {
+        const struct target_identity *t = &fx->target;
         struct engine_container c;
         char state;
         int r;
@@ -73,7 +73,7 @@ int verify_probe_run(
                                      : "is still stopped");
                 return 0;
         case VERIFY_CONTAINER_RUNNING:
-                if ((r = look_container(e, t, &c, detail, size)) < 0)
+                if ((r = look_container(fx->engine, t, &c, detail, size)) < 0)
                         return r;
                 *ret_ok = c.running && !c.paused && !c.restarting;
                 describe(detail, size, &c);

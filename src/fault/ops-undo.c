@@ -3,7 +3,8 @@
 #include <signal.h>
 
 /* Nothing left to continue when the process is gone. */
-static int undo_signal_cont(struct engine *e, const struct target_identity *t, struct mh_error *reterr) {
+static int undo_signal_cont(const struct fault_exec *fx, struct mh_error *reterr) {
+        const struct target_identity *t = &fx->target;
         if (t->main.pid <= 0)
                 return 0;
         int r = proc_signal(&t->main, SIGCONT, reterr);
@@ -11,38 +12,39 @@ static int undo_signal_cont(struct engine *e, const struct target_identity *t, s
 }
 
 /* A removed container cannot be brought back: that is an error (dirty). */
-static int undo_engine_start(struct engine *e, const struct target_identity *t, struct mh_error *reterr) {
+static int undo_engine_start(const struct fault_exec *fx, struct mh_error *reterr) {
+        const struct target_identity *t = &fx->target;
         struct engine_container c;
-        int r = engine_container_inspect(e, t->container_id, &c, reterr);
+        int r = engine_container_inspect(fx->engine, t->container_id, &c, reterr);
         if (r < 0)
                 return r;
-        if (c.paused && (r = engine_container_unpause(e, t->container_id, reterr)) < 0 && r != -EALREADY)
+        if (c.paused && (r = engine_container_unpause(fx->engine, t->container_id, reterr)) < 0 &&
+            r != -EALREADY)
                 return r;
         if (c.running || c.restarting)
                 return 0;
-        return engine_container_start(e, t->container_id, reterr);
+        return engine_container_start(fx->engine, t->container_id, reterr);
 }
 
 /* Not paused, or removed: nothing is frozen any more. */
-static int undo_engine_unpause(struct engine *e, const struct target_identity *t, struct mh_error *reterr) {
-        int r = engine_container_unpause(e, t->container_id, reterr);
+static int undo_engine_unpause(const struct fault_exec *fx, struct mh_error *reterr) {
+        int r = engine_container_unpause(fx->engine, fx->target.container_id, reterr);
         return r == -EALREADY || r == -ENOENT ? 0 : r;
 }
 
-static int undo_crash_loop_stop(struct engine *e, const struct target_identity *t, struct mh_error *reterr) {
-        return crash_loop_stop(t->container_id);
+static int undo_crash_loop_stop(const struct fault_exec *fx, struct mh_error *reterr) {
+        return crash_loop_stop(fx->target.container_id);
 }
 
-static int undo_cgroup_restore_cpu(
-        struct engine *e, const struct target_identity *t, struct mh_error *reterr) {
-        return cpu_quota_restore(t, reterr);
+static int undo_cgroup_restore_cpu(const struct fault_exec *fx, struct mh_error *reterr) {
+        return cpu_quota_restore(&fx->target, reterr);
 }
 
-static int undo_none(struct engine *e, const struct target_identity *t, struct mh_error *reterr) {
+static int undo_none(const struct fault_exec *fx, struct mh_error *reterr) {
         return 0;
 }
 
-typedef int (*undo_fn)(struct engine *, const struct target_identity *, struct mh_error *);
+typedef int (*undo_fn)(const struct fault_exec *, struct mh_error *);
 
 static const undo_fn undo_ops[_COMP_OP_MAX] = {
         [COMP_OP_SIGNAL_CONT] = undo_signal_cont,
@@ -57,26 +59,23 @@ bool comp_op_supported(enum comp_op op) {
         return op < _COMP_OP_MAX && undo_ops[op];
 }
 
-int comp_op_run(
-        enum comp_op op, struct engine *e, const struct target_identity *t, struct mh_error *reterr) {
+int comp_op_run(enum comp_op op, const struct fault_exec *fx, struct mh_error *reterr) {
         if (!comp_op_supported(op))
                 return mh_error_set(
                         reterr, -EOPNOTSUPP, MH_EXIT_GENERAL_FAILURE, "not_implemented",
                         "undo op %s is not implemented in this version", comp_op_to_string(op));
         bool needs_engine = op == COMP_OP_ENGINE_START || op == COMP_OP_ENGINE_UNPAUSE;
-        if (needs_engine && !e)
+        if (needs_engine && !fx->engine)
                 return mh_error_set(
                         reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "no_engine",
                         "undo op %s needs a container engine; %s is a host process", comp_op_to_string(op),
-                        t->container_name);
-        return undo_ops[op](e, t, reterr);
+                        fx->target.container_name);
+        return undo_ops[op](fx, reterr);
 }
 
-int comp_ops_run(
-        const enum comp_op *ops, size_t n, struct engine *e, const struct target_identity *t,
-        struct mh_error *reterr) {
+int comp_ops_run(const enum comp_op *ops, size_t n, const struct fault_exec *fx, struct mh_error *reterr) {
         for (size_t i = 0; i < n; i++) {
-                int r = comp_op_run(ops[i], e, t, reterr);
+                int r = comp_op_run(ops[i], fx, reterr);
                 if (r < 0) {
                         mh_error_prefix(reterr, "%s: ", comp_op_to_string(ops[i]));
                         return r;
