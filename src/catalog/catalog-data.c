@@ -15,6 +15,7 @@
 static const char *const direction_choices[] = { "egress", "ingress", "both", NULL };
 static const char *const protocol_choices[] = { "tcp", "udp", NULL };
 static const char *const tcp_only_choices[] = { "tcp", NULL };
+static const char *const scope_protocol_choices[] = { "any", "tcp", "udp", NULL };
 static const char *const signal_choices[] = {
         "SIGKILL", "SIGTERM", "SIGINT", "SIGQUIT", "SIGHUP", "SIGUSR1", "SIGUSR2", NULL,
 };
@@ -36,6 +37,11 @@ static const char *const slow_query_mode_choices[] = { "latency", "timeout", NUL
 #define P_PORT_REQ           P_INT_REQ("port", 1, 65535, "destination port")
 #define P_DOMAIN             P_STR_OPT("domain", "name (and its subdomains) to affect; every name when absent")
 #define P_PROBABILITY(d, lo) P_PCT("probability", d, lo, 100, "share of requests affected, percent")
+/* Narrow a network fault to traffic to or from one port, and to one protocol. */
+#define P_SCOPE                                                                                             \
+        P_INT_OPT("port", 1, 65535, "only traffic to or from this port (every port when absent)"),          \
+                P_ENUM("protocol", "any", scope_protocol_choices,                                           \
+                       "only this transport protocol: tcp, udp or any")
 
 /* The sentences every fault of one mechanism shares. */
 #define PAYLOAD_UNDO   "SIGKILL the payload through its pidfd (PR_SET_PDEATHSIG also ends it with the agent)"
@@ -415,13 +421,12 @@ const struct fault_def catalog_faults[] = {
                 .node_kinds = NK_SVC | NK_CTR | NK_HOST,
                 .needs = NEED_NET_ADMIN,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
-                .mechanism = MECHANISM_DNS,
-                PARAMS(P_DOMAIN, P_PROBABILITY(80, 1)),
-                .effect = "our DNS responder in the target's netns (nftables redirect of port 53) never "
-                          "answers "
-                          "probability of the queries for domain, so the resolver times out",
-                .undo = DNS_UNDO,
-                .verify = DNS_VERIFY,
+                .mechanism = MECHANISM_NFT,
+                PARAMS(P_PROBABILITY(80, 1)),
+                .effect = "an nftables owner table in the target's netns drops probability of its DNS "
+                          "queries (UDP and TCP port 53), so its resolver times out",
+                .undo = NFT_UNDO,
+                .verify = NFT_VERIFY,
         },
         {
                 .id = "fd.exhaust",
@@ -743,7 +748,7 @@ const struct fault_def catalog_faults[] = {
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_TBF,
                 PARAMS(P_RATE_REQ("rate", 8, 100e9, "bandwidth cap, e.g. 10mbit"),
-                       P_BYTES("burst", 10 * KIB, KIB, 64 * MIB, "tbf bucket size"), P_DIRECTION),
+                       P_BYTES("burst", 10 * KIB, KIB, 64 * MIB, "tbf bucket size"), P_DIRECTION, P_SCOPE),
                 .effect = "a tbf qdisc on the target's interface (ingress through an IFB device) caps its "
                           "traffic "
                           "at rate with a burst-byte bucket",
@@ -817,7 +822,7 @@ const struct fault_def catalog_faults[] = {
                 .needs = NEED_ENGINE | NEED_NET_ADMIN,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NET_SHAPE,
-                PARAMS(P_PCT("percent", 1.0, 0.01, 100, "share of packets corrupted"), P_DIRECTION),
+                PARAMS(P_PCT("percent", 1.0, 0.01, 100, "share of packets corrupted"), P_DIRECTION, P_SCOPE),
                 .effect = "netem corrupt (or the NFQUEUE shaper) flips a random bit in percent of the "
                           "target's "
                           "packets, so their checksums fail",
@@ -833,7 +838,7 @@ const struct fault_def catalog_faults[] = {
                 .needs = NEED_NET_ADMIN,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NET_SHAPE,
-                PARAMS(P_PCT("percent", 10, 0.01, 100, "share of packets sent twice"), P_DIRECTION),
+                PARAMS(P_PCT("percent", 10, 0.01, 100, "share of packets sent twice"), P_DIRECTION, P_SCOPE),
                 .effect = "netem duplicate (or the NFQUEUE shaper) sends percent of the target's packets "
                           "twice",
                 .undo = QDISC_UNDO,
@@ -862,7 +867,7 @@ const struct fault_def catalog_faults[] = {
                 PARAMS(P_MS_ALIAS(
                                "delay_ms", 100, 1, 60000, "seconds", "added one-way delay in milliseconds"),
                        P_INT("jitter_ms", 0, 0, 60000, "random variation of the delay, milliseconds"),
-                       P_DIRECTION),
+                       P_DIRECTION, P_SCOPE),
                 .effect = "packets leaving (or entering) the target are held delay_ms ± jitter_ms",
                 .undo = "delete our qdisc / stop the shaper and drop its nftables table",
                 .verify = "no qdisc, IFB device or nftables table of ours remains in the target's netns",
@@ -907,7 +912,7 @@ const struct fault_def catalog_faults[] = {
                 .needs = NEED_NET_ADMIN,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NET_SHAPE,
-                PARAMS(P_PCT("percent", 10, 0.01, 100, "share of packets dropped"), P_DIRECTION),
+                PARAMS(P_PCT("percent", 10, 0.01, 100, "share of packets dropped"), P_DIRECTION, P_SCOPE),
                 .effect = "netem loss (or an nftables numgen drop rule in an owner table) drops percent of "
                           "the "
                           "target's packets",
@@ -923,6 +928,8 @@ const struct fault_def catalog_faults[] = {
                 .needs = NEED_NET_ADMIN,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .mechanism = MECHANISM_NFT,
+                PARAMS(P_ENUM(
+                        "direction", "both", direction_choices, "which traffic: egress, ingress or both")),
                 .effect = "an nftables owner table in the target's netns drops all traffic to and from its "
                           "peers "
                           "(every address but loopback when no peers are named)",
@@ -940,7 +947,7 @@ const struct fault_def catalog_faults[] = {
                 .mechanism = MECHANISM_NET_SHAPE,
                 PARAMS(P_PCT("percent", 30, 0.01, 100, "share of packets sent ahead of the delayed ones"),
                        P_INT("delay_ms", 50, 1, 60000, "delay of the packets that are held, milliseconds"),
-                       P_DIRECTION),
+                       P_DIRECTION, P_SCOPE),
                 .effect = "netem reorder (or the NFQUEUE shaper) sends percent of the target's packets at "
                           "once and "
                           "holds the rest delay_ms, so they arrive out of order",

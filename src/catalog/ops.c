@@ -51,3 +51,11 @@ static const char *const effect_check_table[_EFFECT_CHECK_MAX] = {
         [EFFECT_LOADGEN_RUNNING] = "loadgen.running",
 };
 DEFINE_STRING_TABLE_LOOKUP(effect_check, enum effect_check)
+
+static const char *const net_delivery_table[_NET_DELIVERY_MAX] = {
+        [NET_DELIVERY_NFT] = "nft",
+        [NET_DELIVERY_SHAPER] = "shaper",
+        [NET_DELIVERY_NETEM] = "netem",
+        [NET_DELIVERY_TBF] = "tbf",
+};
+DEFINE_STRING_TABLE_LOOKUP(net_delivery, enum net_delivery)
