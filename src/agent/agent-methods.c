@@ -1,5 +1,7 @@
 #include "server-internal.h"
 
+#include "agent/agent-kernel.h"
+
 #include <stdio.h>
 #include <string.h>
 
@@ -30,9 +32,12 @@ static int m_capabilities(
                 if (agent_can_inject(&s->opt->caps, id))
                         json_array_append_new(faults, json_string(id));
         }
+        struct kernel_features k = { .known = false };
+        if (agent_can_access(&s->opt->caps, "netns"))
+                kernel_features_detect(&k, NULL); /* probed once; later calls are free */
         *ret = json_pack(
-                "{s:o, s:o, s:o}", "roles", roles_json(s->opt->roles), "faults", faults, "capabilities",
-                agent_capabilities_json(&s->opt->caps));
+                "{s:o, s:o, s:o, s:o}", "roles", roles_json(s->opt->roles), "faults", faults, "capabilities",
+                agent_capabilities_json(&s->opt->caps), "kernel", agent_kernel_features_json(&k));
         return 0;
 }
 

@@ -5,6 +5,8 @@
 
 #include "agent/agent.h"
 #include "basic/exit-code.h"
+#include "basic/parse-number.h"
+#include "fault/fault-net.h"
 #include "config.h"
 
 /* mayhem-agent serve [--roles ROLES]: see agent.h. */
@@ -48,6 +50,34 @@ static int serve(int argc, char **argv) {
         return agent_serve(&opt);
 }
 
+/* mayhem-agent guard --pid PID --start TICKS --lease ID: started by the agent
+ * itself for a qdisc fault (src/fault/fault-net.h); not for people. */
+static int guard(int argc, char **argv) {
+        struct proc_identity target = { 0 };
+        const char *lease = NULL;
+        int64_t pid = 0, start = 0;
+        struct mh_error e = { 0 };
+        for (int i = 2; i + 1 < argc; i += 2) {
+                if (strcmp(argv[i], "--pid") == 0)
+                        parse_int64(argv[i + 1], &pid);
+                else if (strcmp(argv[i], "--start") == 0)
+                        parse_int64(argv[i + 1], &start);
+                else if (strcmp(argv[i], "--lease") == 0)
+                        lease = argv[i + 1];
+        }
+        if (!lease || pid <= 0 || pid > INT32_MAX || start < 0) {
+                fprintf(stderr, "error: [usage] guard needs --pid, --start and --lease\n");
+                return MH_EXIT_USAGE_ERROR;
+        }
+        signal(SIGPIPE, SIG_IGN);
+        target = (struct proc_identity){ .pid = (pid_t)pid, .start_time = (uint64_t)start };
+        if (fault_net_guard_run(&target, lease, &e) < 0) {
+                fprintf(stderr, "mayhem-agent guard: lease %s: COULD NOT CLEAN: %s\n", lease, e.msg);
+                return MH_EXIT_RECOVERY_FAILURE;
+        }
+        return 0;
+}
+
 int main(int argc, char **argv) {
         if (argc < 2) {
                 usage(stderr);
@@ -63,6 +93,8 @@ int main(int argc, char **argv) {
         }
         if (strcmp(argv[1], "serve") == 0)
                 return serve(argc, argv);
+        if (strcmp(argv[1], "guard") == 0)
+                return guard(argc, argv);
         fprintf(stderr, "error: [usage] unknown command '%s' (see 'mayhem-agent --help')\n", argv[1]);
         return MH_EXIT_USAGE_ERROR;
 }

@@ -1,5 +1,7 @@
 #include "fault.h"
 
+#include "fault/fault-net.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -86,13 +88,18 @@ int verify_probe_run(
                 snprintf(detail, size, "%.200s", *ret_ok ? "a process of that name runs" : why.msg);
                 return 0;
         }
+        case VERIFY_NET_CLEAN:
+                if ((r = fault_net_residue(fx, detail, size)) < 0)
+                        return r;
+                *ret_ok = r == 0;
+                return 0;
         default: return -EOPNOTSUPP;
         }
 }
 
 bool verify_probe_supported(enum verify_probe v) {
         return v == VERIFY_PROCESS_NOT_STOPPED || v == VERIFY_CONTAINER_RUNNING ||
-               v == VERIFY_CPU_RESTORED || v == VERIFY_PROCESS_RUNNING;
+               v == VERIFY_CPU_RESTORED || v == VERIFY_PROCESS_RUNNING || v == VERIFY_NET_CLEAN;
 }
 
 static int cpu_effect(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
@@ -127,6 +134,16 @@ static int container_effect(
         return 0;
 }
 
+/* In force: the agent holds the lease's tables / shaper / guardian, and the
+ * target's netns shows them. */
+static int net_effect(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
+        int r = fault_net_residue(fx, detail, size);
+        if (r < 0)
+                return r;
+        *ret = r > 0 && net_live_has(fx->lease_id, NULL);
+        return 0;
+}
+
 int effect_check_run(
         enum effect_check ck, const struct fault_exec *fx, bool *ret_in_force, char *detail, size_t size) {
         char state;
@@ -145,6 +162,8 @@ int effect_check_run(
         case EFFECT_CONTAINER_EXITED:
         case EFFECT_CONTAINER_RESTARTED: return container_effect(ck, fx, ret_in_force, detail, size);
         case EFFECT_CPU_LIMITED: return cpu_effect(fx, ret_in_force, detail, size);
+        case EFFECT_NET_SHAPED:
+        case EFFECT_NFT_RULES_PRESENT: return net_effect(fx, ret_in_force, detail, size);
         default: return -EOPNOTSUPP;
         }
 }
@@ -156,7 +175,9 @@ bool effect_check_supported(enum effect_check c) {
         case EFFECT_CONTAINER_PAUSED:
         case EFFECT_CONTAINER_EXITED:
         case EFFECT_CONTAINER_RESTARTED:
-        case EFFECT_CPU_LIMITED: return true;
+        case EFFECT_CPU_LIMITED:
+        case EFFECT_NET_SHAPED:
+        case EFFECT_NFT_RULES_PRESENT: return true;
         default: return false;
         }
 }

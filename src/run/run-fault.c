@@ -23,7 +23,8 @@ struct lease_ctx {
         struct runner *r;
         const struct plan_fault *f;
         struct target_identity target;
-        json_t *lease; /* what the agent gets in task.execute */
+        json_t *lease;  /* what the agent gets in task.execute */
+        json_t *params; /* the plan's, with what only the live system knows (run-net.c) */
         char lease_id[LEASE_ID_MAX];
         char detail[FAULT_DETAIL_MAX];
         bool agent_lost;
@@ -54,7 +55,7 @@ static json_t *agent_lease(const struct lease_ctx *c) {
         struct agent_lease l = { .ttl_seconds = f->lease_ttl_s,
                                  .duration_ms = f->src->duration_ms,
                                  .target = c->target,
-                                 .params = plan_fault_params_json(f->src),
+                                 .params = json_incref(c->params),
                                  .n_undo = f->comp->n_undo,
                                  .n_verify = f->comp->n_verify,
                                  .effect = f->comp->effect };
@@ -70,7 +71,7 @@ static json_t *agent_lease(const struct lease_ctx *c) {
 static int write_ahead(struct lease_ctx *c, const char *step_id, struct mh_error *e) {
         const struct plan_fault *f = c->f;
         json_t *identity = target_identity_json(&c->target), *targets = json_pack("[s]", f->target->label);
-        json_t *params = plan_fault_params_json(f->src);
+        json_t *params = json_incref(c->params);
         char *ident = dump(identity), *undo = ops_json(f, false, identity),
              *verify = ops_json(f, true, identity);
         char *targets_text = dump(targets), *params_text = dump(params);
@@ -296,7 +297,9 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
         struct mh_error e = { 0 };
         bool ok;
 
-        if (resolve_target(r, f->target, &c.target, &e) < 0 || write_ahead(&c, step_id, &e) < 0) {
+        if (resolve_target(r, f->target, &c.target, &e) < 0 || runner_lease_params(r, f, &c.params, &e) < 0 ||
+            write_ahead(&c, step_id, &e) < 0) {
+                json_decref(c.params);
                 runner_progress(r, "  [FAIL] %s %s: %s", f->id, f->src->def->id, e.msg);
                 return false;
         }
@@ -321,5 +324,6 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
                 ok = held_and_released(&c);
         }
         json_decref(c.lease);
+        json_decref(c.params);
         return ok;
 }

@@ -29,6 +29,7 @@ struct runner {
         const struct run_options *opt;
         struct run_result *result;
         struct agent_client *agent;
+        int *delivery; /* per plan fault: enum net_delivery, -1 for faults that are not network faults */
         char run_id[PLAN_RUN_ID_MAX];
         double t0_ms, deadline_ms;
 
@@ -71,6 +72,11 @@ const struct observation *runner_latest(struct runner *r, const char *source);
 int runner_steps(struct runner *r);
 /* Runs one fault's whole lifecycle; false when it failed. */
 bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step_id);
+
+/* run-net.c: the impact gate on the agent's kernel, before any lease; the
+ * lease params of a network fault (delivery, peers' and own addresses). */
+int runner_decide_delivery(struct runner *r, struct mh_error *reterr);
+int runner_lease_params(struct runner *r, const struct plan_fault *f, json_t **ret, struct mh_error *reterr);
 
 /* criteria.c: one criterion against the latest observation of its source. */
 bool criterion_judge(

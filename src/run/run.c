@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
 #include <unistd.h>
@@ -210,6 +211,7 @@ static void finish(struct runner *r) {
 }
 
 static void runner_done(struct runner *r) {
+        free(r->delivery);
         for (size_t i = 0; i < r->n_obs; i++)
                 free(r->obs[i].source);
         free(r->obs);
@@ -247,7 +249,12 @@ int run_execute(
         /* Signals are blocked before any thread exists (the agent client's
          * reader too), so SIGINT/SIGTERM can only reach the waiter thread. */
         bool have_signals = runner_signals_start(&r, &signals, &old_mask) >= 0;
-        if ((e = start_agent(&r, reterr)) < 0 || (e = begin(&r, reterr)) < 0) {
+        r.delivery = calloc(pl->n_faults ? pl->n_faults : 1, sizeof(*r.delivery));
+        if (!r.delivery)
+                e = mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
+        else if ((e = start_agent(&r, reterr)) >= 0 && (e = runner_decide_delivery(&r, reterr)) >= 0)
+                e = begin(&r, reterr);
+        if (e < 0) {
                 agent_client_stop(r.agent);
                 if (have_signals)
                         runner_signals_stop(signals, &old_mask);

@@ -1,0 +1,173 @@
+#include "fault-net.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "basic/clock.h"
+#include "basic/macro.h"
+#include "fault/net-netns.h"
+
+#define FLAP_TICK_MS 20
+
+static const char *guard_exe = "/proc/self/exe";
+
+void fault_net_guard_exe_set(const char *exe) {
+        guard_exe = exe;
+}
+
+/* ---- the guardian ------------------------------------------------------ */
+
+static int guard_spawn(struct net_live *l, struct mh_error *reterr) {
+        int p[2];
+        char pid[24], start[24];
+        if (pipe2(p, O_CLOEXEC) < 0)
+                return mh_error_set(reterr, negative_errno(), MH_EXIT_GENERAL_FAILURE, "guard", "pipe: %m");
+        snprintf(pid, sizeof(pid), "%d", (int)l->target.pid);
+        snprintf(start, sizeof(start), "%llu", (unsigned long long)l->target.start_time);
+        char *argv[] = { "mayhem-agent", "guard", "--pid", pid, "--start", start, "--lease", l->lease_id, NULL };
+        posix_spawn_file_actions_t fa;
+        posix_spawnattr_t at;
+        sigset_t none, dfl;
+        sigemptyset(&none);
+        sigfillset(&dfl);
+        posix_spawn_file_actions_init(&fa);
+        posix_spawn_file_actions_adddup2(&fa, p[0], STDIN_FILENO);
+        posix_spawnattr_init(&at);
+        posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        posix_spawnattr_setsigmask(&at, &none);
+        posix_spawnattr_setsigdefault(&at, &dfl);
+        extern char **environ;
+        int r = posix_spawn(&l->guard_pid, guard_exe, &fa, &at, argv, environ);
+        posix_spawn_file_actions_destroy(&fa);
+        posix_spawnattr_destroy(&at);
+        close(p[0]);
+        if (r != 0) {
+                close(p[1]);
+                return mh_error_set(reterr, -r, MH_EXIT_GENERAL_FAILURE, "guard", "cannot start the guardian %s: %s",
+                                    guard_exe, strerror(r));
+        }
+        l->guard_fd = p[1];
+        return 0;
+}
+
+int fault_net_guard_run(const struct proc_identity *target, const char *lease_id, struct mh_error *reterr) {
+        char buf[64];
+        size_t got = 0;
+        for (;;) {
+                ssize_t n = read(STDIN_FILENO, buf + got, sizeof(buf) - 1 - got);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n <= 0)
+                        break;
+                got += (size_t)n;
+                buf[got] = '\0';
+                if (strstr(buf, "release\n"))
+                        return 0;
+                if (got >= sizeof(buf) - 1)
+                        got = 0;
+        }
+        return net_ns_clean(target, lease_id, reterr);
+}
+
+/* ---- dependency.flap -------------------------------------------------------- */
+
+/* splitmix64, uniform in [0, 1) */
+static double uniform(uint64_t *state) {
+        uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        return (double)((z ^ (z >> 31)) >> 11) / 9007199254740992.0;
+}
+
+static void *flap_main(void *arg) {
+        struct net_live *l = arg;
+        uint64_t rng = (uint64_t)(monotonic_ms() * 1000.0) ^ (uint64_t)l->target.pid;
+        bool on = false;
+        while (!atomic_load(&l->flap_stop)) {
+                bool want = uniform(&rng) * 100.0 < l->rc.flap_probability;
+                if (want != on && net_rules_switch(l, want, NULL) >= 0)
+                        on = want;
+                for (double until = monotonic_ms() + (double)l->rc.flap_interval_ms;
+                     monotonic_ms() < until && !atomic_load(&l->flap_stop);)
+                        sleep_ms(FLAP_TICK_MS);
+        }
+        return NULL;
+}
+
+/* ---- apply ----------------------------------------------------------- */
+
+static int shaper_apply(struct net_live *l, const struct fault_exec *fx, struct mh_error *reterr) {
+        int fd = -EBADF;
+        int r = net_ns_queue_open(&l->target, l->lease_id, &fd, &l->queue, reterr);
+        if (r < 0 || (r = shaper_start(fd, l->queue, &l->rc.shaper, &l->shaper, reterr)) < 0)
+                return r;
+        return net_rules_apply(l, fx, reterr);
+}
+
+static int deliver(struct net_live *l, const struct fault_exec *fx, struct mh_error *reterr) {
+        int r;
+        switch (l->rc.delivery) {
+        case NET_DELIVERY_NFT:
+                if ((r = net_rules_apply(l, fx, reterr)) < 0 || !l->rc.flap_interval_ms)
+                        return r;
+                r = -pthread_create(&l->flap_thread, NULL, flap_main, l);
+                l->flap_started = r == 0;
+                return r < 0 ? mh_error_set(reterr, r, MH_EXIT_GENERAL_FAILURE, "flap", "cannot start the flap thread")
+                             : 0;
+        case NET_DELIVERY_SHAPER: return shaper_apply(l, fx, reterr);
+        default:
+                /* The guardian first: no qdisc exists without someone to remove it. */
+                if ((r = guard_spawn(l, reterr)) < 0)
+                        return r;
+                return net_ns_qdisc_apply(&l->target, l->lease_id, &l->rc, reterr);
+        }
+}
+
+int fault_apply_net(struct fault_exec *fx, struct mh_error *reterr) {
+        struct net_recipe rc;
+        int r = net_recipe_build(fx, &rc, reterr);
+        if (r < 0)
+                return r;
+        if (fx->target.main.pid <= 0)
+                return mh_error_set(
+                        reterr, -ESRCH, MH_EXIT_GENERAL_FAILURE, "not_running",
+                        "%s: %s is not running: it has no network namespace to act in", fx->fault_id,
+                        fx->target.container_name);
+        struct net_live *l = net_live_add(fx->lease_id);
+        if (!l)
+                return mh_error_set(
+                        reterr, -EBUSY, MH_EXIT_GENERAL_FAILURE, "net_live",
+                        "lease %s: already applied, or %d network faults in force", fx->lease_id, NET_LIVE_MAX);
+        l->target = fx->target.main;
+        l->rc = rc;
+        if ((r = deliver(l, fx, reterr)) < 0) {
+                mh_error_prefix(reterr, "%s (%s): ", fx->fault_id, net_delivery_to_string(rc.delivery));
+                fault_net_undo(fx, NULL);
+        }
+        return r;
+}
+
+int fault_net_undo(const struct fault_exec *fx, struct mh_error *reterr) {
+        net_live_free(net_live_take(fx->lease_id));
+        if (fx->target.main.pid <= 0)
+                return 0;
+        return net_ns_clean(&fx->target.main, fx->lease_id, reterr);
+}
+
+int fault_net_residue(const struct fault_exec *fx, char *detail, size_t size) {
+        uint16_t queue = 0;
+        bool live = net_live_has(fx->lease_id, &queue);
+        const char *direction = fault_param_str(fx, "direction", "egress"),
+                   *delivery = fault_param_str(fx, NET_PARAM_DELIVERY, "");
+        bool qdisc = strcmp(delivery, "tbf") == 0 || strcmp(delivery, "netem") == 0;
+        if (fx->target.main.pid <= 0) {
+                snprintf(detail, size, "%s is not running: no netns left", fx->target.container_name);
+                return live;
+        }
+        return net_ns_residue(&fx->target.main, fx->lease_id, queue, qdisc && strcmp(direction, "egress") != 0, detail,
+                              size);
+}

@@ -1,0 +1,170 @@
+#include "net-netns.h"
+
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "basic/fileio.h"
+#include "basic/macro.h"
+#include "shaper/shaper.h"
+#include "sys/ns.h"
+#include "sys/rtnl.h"
+
+void net_table_name(const char *lease_id, char buf[NET_TABLE_MAX]) {
+        snprintf(buf, NET_TABLE_MAX, "mayhem-%.16s", lease_id + (strncmp(lease_id, "l-", 2) == 0 ? 2 : 0));
+}
+
+void net_ifb_name(const char *lease_id, char buf[IF_NAMESIZE]) {
+        snprintf(buf, IF_NAMESIZE, "mh%.8s", lease_id + (strncmp(lease_id, "l-", 2) == 0 ? 2 : 0));
+}
+
+/* For ns_fn children: the message goes back to the parent in out. */
+_printf_(3, 4) static int fail(char *out, size_t *out_len, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int n = vsnprintf(out, *out_len, fmt, ap);
+        va_end(ap);
+        *out_len = n < 0 ? 0 : MIN((size_t)n, *out_len - 1);
+        return -EIO;
+}
+
+/* Runs fn in the target's netns; its message becomes reterr. A target that is
+ * gone is -ESRCH. */
+static int in_netns(const struct proc_identity *id, ns_fn fn, void *arg, char *out, size_t *len,
+                    struct mh_error *reterr) {
+        int result = 0;
+        int r = ns_run(id, NS_BIT(NS_NET), fn, arg, NET_NS_WAIT_MS, out, len, &result, reterr);
+        if (r < 0)
+                return r;
+        if (result < 0)
+                return mh_error_set(reterr, result, MH_EXIT_GENERAL_FAILURE, "netns", "%.*s", (int)*len, out);
+        return result;
+}
+
+/* ---- devices ---------------------------------------------------------- */
+
+static int links_of(struct rtnl *rt, struct net_links *ret, struct mh_error *e) {
+        struct rtnl_link all[64];
+        size_t n = 0;
+        int r = rtnl_link_list(rt, all, ELEMENTSOF(all), &n, e);
+        if (r < 0)
+                return r;
+        ret->n = 0;
+        for (size_t i = 0; i < n && ret->n < NET_LINKS_MAX; i++)
+                if (strcmp(all[i].name, "lo") != 0 && strcmp(all[i].kind, "ifb") != 0)
+                        snprintf(ret->name[ret->n++], IF_NAMESIZE, "%s", all[i].name);
+        return 0;
+}
+
+static int fn_links(void *arg, char *out, size_t *out_len) {
+        _cleanup_(rtnl_freep) struct rtnl *rt = NULL;
+        struct mh_error e = { 0 };
+        struct net_links l;
+        if (rtnl_open(&rt, &e) < 0 || links_of(rt, &l, &e) < 0)
+                return fail(out, out_len, "%s", e.msg);
+        memcpy(out, &l, sizeof(l));
+        *out_len = sizeof(l);
+        return 0;
+}
+
+int net_ns_links(const struct proc_identity *id, struct net_links *ret, struct mh_error *reterr) {
+        char out[NS_RESULT_MAX];
+        size_t len = sizeof(out);
+        assert_cc(sizeof(struct net_links) <= NS_RESULT_MAX);
+        int r = in_netns(id, fn_links, NULL, out, &len, reterr);
+        if (r < 0)
+                return r;
+        if (len != sizeof(*ret))
+                return mh_error_set(reterr, -EPROTO, MH_EXIT_GENERAL_FAILURE, "netns", "short device list");
+        memcpy(ret, out, sizeof(*ret));
+        return 0;
+}
+
+/* ---- sockets the agent keeps ---------------------------------------------- */
+
+struct table_arg {
+        const char *family, *name;
+};
+
+static int fn_table(void *arg, char *out, size_t *out_len, int *ret_fd) {
+        const struct table_arg *a = arg;
+        struct nft_owner_table *t = NULL;
+        struct mh_error e = { 0 };
+        if (nft_owner_table_create(a->family, a->name, &t, &e) < 0)
+                return fail(out, out_len, "%s", e.msg);
+        *ret_fd = fcntl(nft_owner_table_fd(t), F_DUPFD_CLOEXEC, 3);
+        nft_owner_table_free(t); /* the dup keeps the socket, and with it the table */
+        *out_len = 0;
+        return *ret_fd < 0 ? fail(out, out_len, "dup: %s", strerror(errno)) : 0;
+}
+
+int net_ns_table_open(
+        const struct proc_identity *id, const char *family, const char *name, struct nft_owner_table **ret,
+        struct mh_error *reterr) {
+        struct table_arg a = { family, name };
+        char out[NS_RESULT_MAX];
+        size_t len = sizeof(out);
+        int result = 0, fd = -EBADF;
+        int r = ns_run_fd(id, NS_BIT(NS_NET), fn_table, &a, NET_NS_WAIT_MS, out, &len, &result, &fd, reterr);
+        if (r < 0)
+                return r;
+        if (result < 0 || fd < 0)
+                return mh_error_set(
+                        reterr, result < 0 ? result : -EPROTO, MH_EXIT_GENERAL_FAILURE, "nft_table",
+                        "table %s %s: %.*s", family, name, (int)len, out);
+        return nft_owner_table_adopt(fd, family, name, ret, reterr);
+}
+
+static uint32_t lease_hash(const char *lease_id) {
+        uint32_t h = 2166136261u; /* FNV-1a */
+        for (const char *p = lease_id; *p; p++)
+                h = (h ^ (unsigned char)*p) * 16777619u;
+        return h;
+}
+
+struct queue_arg {
+        uint32_t first;
+        uint16_t got;
+};
+
+static int fn_queue(void *arg, char *out, size_t *out_len, int *ret_fd) {
+        struct queue_arg *a = arg;
+        struct mh_error e = { 0 };
+        for (uint32_t i = 0; i < NET_QUEUE_SPAN; i++) {
+                uint16_t q = (uint16_t)(NET_QUEUE_BASE + (a->first + i) % NET_QUEUE_SPAN);
+                int r = shaper_queue_open(q, ret_fd, &e);
+                if (r == -EBUSY)
+                        continue;
+                if (r < 0)
+                        return fail(out, out_len, "%s", e.msg);
+                memcpy(out, &q, sizeof(q));
+                *out_len = sizeof(q);
+                return 0;
+        }
+        return fail(out, out_len, "every queue number %u..%u is taken", NET_QUEUE_BASE,
+                    NET_QUEUE_BASE + NET_QUEUE_SPAN - 1);
+}
+
+int net_ns_queue_open(
+        const struct proc_identity *id, const char *lease_id, int *ret_fd, uint16_t *ret_queue,
+        struct mh_error *reterr) {
+        struct queue_arg a = { .first = lease_hash(lease_id) };
+        char out[NS_RESULT_MAX];
+        size_t len = sizeof(out);
+        int result = 0, fd = -EBADF;
+        int r = ns_run_fd(id, NS_BIT(NS_NET), fn_queue, &a, NET_NS_WAIT_MS, out, &len, &result, &fd, reterr);
+        if (r < 0)
+                return r;
+        if (result < 0 || fd < 0 || len != sizeof(uint16_t)) {
+                if (fd >= 0)
+                        close(fd);
+                return mh_error_set(
+                        reterr, result < 0 ? result : -EPROTO, MH_EXIT_GENERAL_FAILURE, "nfqueue",
+                        "shaper queue: %.*s", (int)len, out);
+        }
+        memcpy(ret_queue, out, sizeof(*ret_queue));
+        *ret_fd = fd;
+        return 0;
+}

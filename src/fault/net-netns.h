@@ -1,0 +1,69 @@
+#pragma once
+
+/* The network fault's work inside the target's network namespace, each call
+ * one short-lived ns_run() child (sys/ns.h): list devices, attach and remove
+ * qdiscs, open the sockets the agent keeps (nft owner tables, the shaper's
+ * queue), and scan for residue.
+ *
+ * Names: everything one lease creates is named after its id ("l-" + 16 hex):
+ * nft tables "mayhem-<hex>", the IFB device "mh<first 8 hex>"; our qdiscs
+ * carry handle 6d68: (RTNL_HANDLE). */
+
+#include <net/if.h>
+#include <stdint.h>
+
+#include "basic/error.h"
+#include "fault/net-recipe.h"
+#include "sys/nft.h"
+#include "sys/process.h"
+
+#define NET_LINKS_MAX   16
+#define NET_NS_WAIT_MS  10000
+#define NET_TABLE_MAX   32
+#define NET_QUEUE_BASE  27000u /* the shaper's queue numbers: NET_QUEUE_BASE + 0..NET_QUEUE_SPAN-1 */
+#define NET_QUEUE_SPAN  256u
+
+struct net_links {
+        size_t n;
+        char name[NET_LINKS_MAX][IF_NAMESIZE];
+};
+
+void net_table_name(const char *lease_id, char buf[NET_TABLE_MAX]);
+void net_ifb_name(const char *lease_id, char buf[IF_NAMESIZE]);
+
+/* The target's devices a qdisc or an egress copy goes on: every link but lo
+ * and IFB devices. */
+int net_ns_links(const struct proc_identity *id, struct net_links *ret, struct mh_error *reterr);
+
+/* Creates an nftables owner table in the target's netns; the returned table's
+ * socket is ours (the table dies with it). */
+int net_ns_table_open(
+        const struct proc_identity *id, const char *family, const char *name, struct nft_owner_table **ret,
+        struct mh_error *reterr);
+
+/* Binds the first free queue number of the lease (from a hash of its id) in
+ * the target's netns; the fd is for shaper_start(). */
+int net_ns_queue_open(
+        const struct proc_identity *id, const char *lease_id, int *ret_fd, uint16_t *ret_queue,
+        struct mh_error *reterr);
+
+/* TBF / NETEM: our qdisc on every device for egress, and for ingress an IFB
+ * device with the same qdisc, fed by a redirect from each device's ingress. On
+ * failure whatever was attached is removed again. */
+int net_ns_qdisc_apply(
+        const struct proc_identity *id, const char *lease_id, const struct net_recipe *rc,
+        struct mh_error *reterr);
+
+/* Removes every qdisc of ours, our ingress redirects and the lease's IFB
+ * device: works with nothing but the lease id (recovery, the guardian).
+ * A target that is gone took its netns with it: 0. */
+int net_ns_clean(const struct proc_identity *id, const char *lease_id, struct mh_error *reterr);
+
+/* Residue of the lease in the target's netns: qdiscs of ours, the IFB
+ * device, nft tables named after the lease, the given shaper queue when
+ * queue != 0, and with ingress_too any ingress qdisc (ours carry no handle of
+ * their own; only a fault that redirected ingress asks). 1 found (detail
+ * lists it), 0 clean, < 0 could not look. */
+int net_ns_residue(
+        const struct proc_identity *id, const char *lease_id, uint16_t queue, bool ingress_too, char *detail,
+        size_t size);

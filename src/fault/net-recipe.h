@@ -1,0 +1,75 @@
+#pragma once
+
+/* What a network fault does, worked out from its lease alone (fault id, typed
+ * params, the delivery the impact gate chose, the peers' addresses the runner
+ * resolved) before anything is touched: the nftables rules to add, the
+ * shaper's config, the qdisc to attach. No I/O here, so the unit tests can
+ * walk every fault.
+ *
+ * Directions: egress is what the target sends (the output hook), ingress
+ * what it receives (the input hook). A fault "to port P" matches dport P on
+ * egress and on ingress; a fault scoped to "traffic to or from port P" (the
+ * port param of the shaping faults) matches dport or sport P, two rules. Peers
+ * narrow egress by destination and ingress by source.
+ *
+ * Which side a fault without a direction param acts on:
+ *   net.connection_reset/refuse, tls.handshake_failure, db.* : ingress (the
+ *     target serves port: its clients are refused, reset, slowed);
+ *   dependency.*, dns.timeout : egress (the target's calls to port fail). */
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "basic/error.h"
+#include "catalog/ops.h"
+#include "fault/fault.h"
+#include "shaper/shaper.h"
+#include "sys/nft-rule.h"
+
+#define NET_RULES_MAX 16
+#define NET_DIR_EGRESS  1u
+#define NET_DIR_INGRESS 2u
+
+struct net_rule {
+        bool ingress; /* input hook (else output) */
+        struct nft_rule_spec spec;
+};
+
+struct net_recipe {
+        enum net_delivery delivery;
+        unsigned dirs; /* NET_DIR_* */
+        bool scoped;   /* peers, port or protocol narrow it: qdiscs cannot, rules must */
+
+        /* NFT: the rules; SHAPER: the queue rules feeding the shaper (action
+         * QUEUE, queue.num left 0 for the agent to fill). */
+        struct net_rule rules[NET_RULES_MAX];
+        size_t n_rules;
+        bool dup_ingress_self; /* ingress duplicate: dup to the target's own address */
+        bool dup_egress;       /* egress duplicate: netdev egress dup to the device */
+        unsigned dup_probability;
+
+        /* dependency.flap: the rules are switched on for a share of each period. */
+        int64_t flap_interval_ms;
+        double flap_probability; /* percent of periods the dependency is down */
+
+        struct shaper_config shaper; /* SHAPER */
+
+        /* TBF and NETEM: one qdisc per device (and on an IFB for ingress). */
+        uint64_t rate_bytes_per_s;
+        uint32_t burst_bytes;
+        double netem_loss, netem_duplicate, netem_corrupt, netem_reorder;
+        uint32_t netem_delay_ms, netem_jitter_ms;
+};
+
+/* The lease params the runner adds to the plan's: "delivery" (net_delivery
+ * name), "peers" (the addresses of the fault's peer targets), "self" (the
+ * target's own addresses, for ingress duplicate). */
+#define NET_PARAM_DELIVERY "delivery"
+#define NET_PARAM_PEERS    "peers"
+#define NET_PARAM_SELF     "self"
+
+bool net_fault_is_network(const char *fault_id);
+
+/* -EINVAL with the reason when the lease's params cannot be delivered (an
+ * unknown delivery, a peer that is not an address literal, too many). */
+int net_recipe_build(const struct fault_exec *fx, struct net_recipe *ret, struct mh_error *reterr);

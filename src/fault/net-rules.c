@@ -1,0 +1,174 @@
+/* The nftables side of network faults: the lease's owner tables, their base
+ * chains and the recipe's rules (fault-net.h). */
+#include "fault-net.h"
+
+#include <arpa/inet.h>
+#include <string.h>
+
+#include "basic/macro.h"
+#include "fault/net-netns.h"
+
+#define CHAIN_IN  "in"
+#define CHAIN_OUT "out"
+#define CHAIN_PRE "pre"
+/* The mark an egress copy carries, so it is not copied again (nft-rule.h). */
+#define DUP_MARK 0x6d680001u
+
+static int family_of(const char *addr) {
+        unsigned char buf[16];
+        return inet_pton(AF_INET, addr, buf) == 1 ? AF_INET : inet_pton(AF_INET6, addr, buf) == 1 ? AF_INET6 : -1;
+}
+
+/* Keeps the peers of af (0: all). False when the rule had peers and none is
+ * left: it has nothing to match in this table. */
+static bool keep_peers(struct nft_rule_spec *s, int af) {
+        size_t n = 0;
+        bool had = s->peers[0] != NULL;
+        for (size_t i = 0; i < NFT_RULE_PEERS_MAX && s->peers[i]; i++)
+                if (af == 0 || family_of(s->peers[i]) == af)
+                        s->peers[n++] = s->peers[i];
+        for (size_t i = n; i < NFT_RULE_PEERS_MAX; i++)
+                s->peers[i] = NULL;
+        return !had || n > 0;
+}
+
+static int table_af(struct nft_owner_table *t) {
+        const char *f = nft_owner_table_family(t);
+        return strcmp(f, "ip") == 0 ? AF_INET : strcmp(f, "ip6") == 0 ? AF_INET6 : 0;
+}
+
+static int add_one(struct net_live *l, struct nft_owner_table *t, const char *chain, struct nft_rule_spec *s,
+                   struct mh_error *e) {
+        if (!keep_peers(s, table_af(t)))
+                return 0;
+        int r = nft_rule_add(t, chain, s, NULL, e);
+        if (r < 0)
+                mh_error_prefix(e, "rule in %s %s: ", nft_owner_table_name(t), chain);
+        return r;
+}
+
+/* Ingress copies: to each of the target's own addresses (the copy is
+ * delivered a second time through lo). */
+static int add_dup_self(struct net_live *l, struct nft_owner_table *t, const struct net_rule *nr,
+                        const json_t *self, struct mh_error *e) {
+        size_t i;
+        const json_t *v;
+        json_array_foreach(self, i, v) {
+                const char *a = json_string_value(v);
+                int af = a ? family_of(a) : -1, ta = table_af(t);
+                if (af < 0 || (ta && ta != af))
+                        continue;
+                struct nft_rule_spec s = nr->spec;
+                s.dup.addr = a;
+                if (!keep_peers(&s, af))
+                        continue;
+                int r = add_one(l, t, CHAIN_PRE, &s, e);
+                if (r < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int add_rules(struct net_live *l, struct nft_owner_table *t, const json_t *self, struct mh_error *e) {
+        for (size_t i = 0; i < l->rc.n_rules; i++) {
+                const struct net_rule *nr = &l->rc.rules[i];
+                struct nft_rule_spec s = nr->spec;
+                int r = 0;
+                if (s.action == NFT_ACTION_DUP_ADDR) {
+                        if (nr->ingress && (r = add_dup_self(l, t, nr, self, e)) < 0)
+                                return r;
+                        continue; /* egress copies live in the netdev table */
+                }
+                if (s.action == NFT_ACTION_QUEUE) {
+                        s.queue.num = l->queue;
+                        s.queue.via = table_af(t) ? NFT_QUEUE_XT : NFT_QUEUE_NATIVE;
+                }
+                if ((r = add_one(l, t, nr->ingress ? CHAIN_IN : CHAIN_OUT, &s, e)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
+static int add_chains(struct nft_owner_table *t, bool pre, struct mh_error *e) {
+        const struct nft_chain_spec chains[] = {
+                { .name = CHAIN_IN, .hook = NFT_HOOK_INPUT },
+                { .name = CHAIN_OUT, .hook = NFT_HOOK_OUTPUT },
+                { .name = CHAIN_PRE, .hook = NFT_HOOK_PREROUTING },
+        };
+        int r = 0;
+        for (size_t i = 0; i < ELEMENTSOF(chains) - (pre ? 0 : 1) && r >= 0; i++)
+                r = nft_chain_add(t, &chains[i], e);
+        return r;
+}
+
+/* Egress copies: a netdev egress chain per device of the target. */
+static int add_dup_egress(struct net_live *l, struct mh_error *e) {
+        char name[NET_TABLE_MAX], chain[16];
+        struct net_links links;
+        struct nft_owner_table *t = NULL;
+        int r = net_ns_links(&l->target, &links, e);
+        net_table_name(l->lease_id, name);
+        if (r < 0 || (r = net_ns_table_open(&l->target, "netdev", name, &t, e)) < 0)
+                return r;
+        l->tables[l->n_tables++] = t;
+        for (size_t d = 0; d < links.n && r >= 0; d++) {
+                snprintf(chain, sizeof(chain), "eg%zu", d);
+                struct nft_chain_spec c = { .name = chain, .hook = NFT_HOOK_EGRESS, .device = links.name[d] };
+                if ((r = nft_chain_add(t, &c, e)) < 0)
+                        break;
+                for (size_t i = 0; i < l->rc.n_rules && r >= 0; i++) {
+                        struct nft_rule_spec s = l->rc.rules[i].spec;
+                        if (s.action != NFT_ACTION_DUP_ADDR || l->rc.rules[i].ingress)
+                                continue;
+                        s.action = NFT_ACTION_DUP_DEVICE;
+                        s.dup.device = links.name[d];
+                        s.mark_guard = DUP_MARK;
+                        s.not_loopback = false;
+                        r = add_one(l, t, chain, &s, e);
+                }
+        }
+        return r;
+}
+
+static bool uses_xt_queue(const struct net_live *l) {
+        bool queue = false;
+        for (size_t i = 0; i < l->rc.n_rules; i++)
+                queue = queue || l->rc.rules[i].spec.action == NFT_ACTION_QUEUE;
+        return queue && nft_queue_supported(NULL) != 1;
+}
+
+int net_rules_apply(struct net_live *l, const struct fault_exec *fx, struct mh_error *reterr) {
+        static const char *const xt[] = { "ip", "ip6" }, *const inet[] = { "inet" };
+        bool use_xt = uses_xt_queue(l);
+        const char *const *families = use_xt ? xt : inet;
+        size_t n = use_xt ? ELEMENTSOF(xt) : ELEMENTSOF(inet);
+        const json_t *self = json_object_get(fx->params, NET_PARAM_SELF);
+        char name[NET_TABLE_MAX];
+        int r = 0;
+        net_table_name(l->lease_id, name);
+        for (size_t i = 0; i < n && r >= 0; i++) {
+                struct nft_owner_table *t = NULL;
+                if ((r = net_ns_table_open(&l->target, families[i], name, &t, reterr)) < 0)
+                        break;
+                l->tables[l->n_tables++] = t;
+                if ((r = add_chains(t, l->rc.dup_ingress_self, reterr)) >= 0 && !l->rc.flap_interval_ms)
+                        r = add_rules(l, t, self, reterr);
+        }
+        if (r >= 0 && l->rc.dup_egress)
+                r = add_dup_egress(l, reterr);
+        return r;
+}
+
+int net_rules_switch(struct net_live *l, bool on, struct mh_error *reterr) {
+        int r = 0;
+        for (size_t i = 0; i < l->n_tables && r >= 0; i++) {
+                struct nft_owner_table *t = l->tables[i];
+                if (strcmp(nft_owner_table_family(t), "netdev") == 0)
+                        continue;
+                if (on)
+                        r = add_rules(l, t, NULL, reterr);
+                else if ((r = nft_chain_flush(t, CHAIN_IN, reterr)) >= 0)
+                        r = nft_chain_flush(t, CHAIN_OUT, reterr);
+        }
+        return r;
+}
