@@ -15,6 +15,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "sys/nft-internal.h"
 #include "sys/ns.h"
 
 /* Requests here are one table message in a batch; replies are read in
@@ -25,13 +26,6 @@
 #define NFT_DUMP_RETRIES   3
 #define NFT_PROBE_TABLE    "mayhem_owner_probe"
 #define NFT_PROBE_TIMEOUT  10000
-
-struct nft_owner_table {
-        struct mnl_socket *nl;
-        uint32_t seq;
-        int family;
-        char name[NFT_TABLE_MAXNAMELEN];
-};
 
 static const struct {
         const char *name;
@@ -46,6 +40,10 @@ static int family_parse(const char *s) {
                 if (streq(families[i].name, s))
                         return families[i].family;
         return -EINVAL;
+}
+
+int nft_family_from_name(const char *s) {
+        return family_parse(s);
 }
 
 static int check_args(const char *family, const char *name, int *ret_family, struct mh_error *reterr) {
@@ -320,6 +318,13 @@ int nft_owner_table_fd(const struct nft_owner_table *t) {
 
 const char *nft_owner_table_name(const struct nft_owner_table *t) {
         return t ? t->name : NULL;
+}
+
+const char *nft_owner_table_family(const struct nft_owner_table *t) {
+        for (size_t i = 0; t && i < ELEMENTSOF(families); i++)
+                if (families[i].family == t->family)
+                        return families[i].name;
+        return NULL;
 }
 
 struct nft_owner_table *nft_owner_table_free(struct nft_owner_table *t) {

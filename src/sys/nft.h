@@ -38,6 +38,8 @@ int nft_owner_table_adopt(
  * any descriptor of this socket is open, in any process. */
 int nft_owner_table_fd(const struct nft_owner_table *t);
 const char *nft_owner_table_name(const struct nft_owner_table *t);
+/* "inet", "ip", ... as given to create() or adopt(); NULL for NULL. */
+const char *nft_owner_table_family(const struct nft_owner_table *t);
 
 /* Closes the socket: the kernel removes the table (if no other descriptor of
  * the socket is open). Accepts NULL; returns NULL. */
