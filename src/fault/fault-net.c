@@ -25,7 +25,8 @@ static int guard_spawn(struct net_live *l, struct mh_error *reterr) {
         int p[2];
         char pid[24], start[24];
         if (pipe2(p, O_CLOEXEC) < 0)
-                return mh_error_set(reterr, negative_errno(), MH_EXIT_GENERAL_FAILURE, "guard", "pipe: %m");
+                return mh_error_set(reterr, negative_errno(), MH_EXIT_GENERAL_FAILURE, "guard", "pipe: %s",
+                                    strerror(errno));
         snprintf(pid, sizeof(pid), "%d", (int)l->target.pid);
         snprintf(start, sizeof(start), "%llu", (unsigned long long)l->target.start_time);
         char *argv[] = { "mayhem-agent", "guard", "--pid", pid, "--start", start, "--lease", l->lease_id, NULL };

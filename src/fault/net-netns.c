@@ -72,7 +72,7 @@ static int fn_links(void *arg, char *out, size_t *out_len) {
 int net_ns_links(const struct proc_identity *id, struct net_links *ret, struct mh_error *reterr) {
         char out[NS_RESULT_MAX];
         size_t len = sizeof(out);
-        assert_cc(sizeof(struct net_links) <= NS_RESULT_MAX);
+        _Static_assert(sizeof(struct net_links) <= NS_RESULT_MAX, "device list fits a result");
         int r = in_netns(id, fn_links, NULL, out, &len, reterr);
         if (r < 0)
                 return r;

@@ -211,7 +211,7 @@ static int residue_nft(const struct qdisc_arg *a, char *out, size_t *used, size_
 
 /* /proc/self/net follows the reader's netns: the queues bound in the target's. */
 static int residue_queue(const struct qdisc_arg *a, char *out, size_t *used, size_t size) {
-        _cleanup_fclose_ FILE *f = a->queue ? fopen("/proc/self/net/netfilter/nfnetlink_queue", "re") : NULL;
+        FILE *f = a->queue ? fopen("/proc/self/net/netfilter/nfnetlink_queue", "re") : NULL;
         char line[256];
         int found = 0;
         while (f && fgets(line, sizeof(line), f)) {
@@ -221,6 +221,8 @@ static int residue_queue(const struct qdisc_arg *a, char *out, size_t *used, siz
                         found = 1;
                 }
         }
+        if (f)
+                fclose(f);
         return found;
 }
 

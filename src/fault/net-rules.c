@@ -103,7 +103,7 @@ static int add_chains(struct nft_owner_table *t, bool pre, struct mh_error *e) {
 
 /* Egress copies: a netdev egress chain per device of the target. */
 static int add_dup_egress(struct net_live *l, struct mh_error *e) {
-        char name[NET_TABLE_MAX], chain[16];
+        char name[NET_TABLE_MAX], chain[24];
         struct net_links links;
         struct nft_owner_table *t = NULL;
         int r = net_ns_links(&l->target, &links, e);
