@@ -1,0 +1,559 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "basic/clock.h"
+#include "basic/error.h"
+#include "common/netns-pair.h"
+#include "common/netprobe.h"
+#include "common/run-command.h"
+#include "shaper/shaper.h"
+
+/* The shaper on real traffic, as root: side a's OUTPUT to side b goes to an
+ * NFQUEUE (with bypass) through an iptables-nft rule of the test's own; the
+ * shaper runs in a child entered into side a's netns (a netlink socket belongs
+ * to the netns it was made in) and the probes measure from both sides. Each
+ * case flushes side a's OUTPUT chain and kills its shaper child afterwards;
+ * the namespaces go at the end, on failure too. Not root: exit 77. */
+
+#define PREFIX          "mhsq"
+#define SUBNET          213
+#define Q_DELAY         2130
+#define Q_JITTER        2131
+#define Q_REORDER       2132
+#define Q_RATE          2133
+#define Q_STOP          2134
+#define Q_KILL          2135
+#define Q_FLUSH         2136
+#define Q_BUSY          2137
+#define PORT_ECHO       7131
+#define PORT_SINK       7132
+#define PORT_TCP        7133
+#define READY_MS        5000
+#define REFLECT_IDLE_MS 1500
+#define REFLECT_MAX_MS  30000
+#define RATE_SEND_MS    3000
+#define RATE_RECV_MS    8000
+
+static struct netns_pair pair;
+static double base_p50;
+
+/* ---- the test bed ---- */
+
+static int iptables_a(const char *const *args) {
+        const char *argv[16] = { "ip", "netns", "exec", pair.a, "iptables-nft", "-w" };
+        size_t n = 6;
+        for (size_t i = 0; args[i] && n < ELEMENTSOF(argv) - 1; i++)
+                argv[n++] = args[i];
+        argv[n] = NULL;
+        struct cmd_result r = run_command(NULL, argv);
+        int code = r.exit;
+        if (code != 0)
+                fprintf(stderr, "iptables-nft: exit %d: %s\n", code, r.err);
+        cmd_result_done(&r);
+        return code;
+}
+
+static void rule_add(unsigned queue) {
+        char q[16];
+        snprintf(q, sizeof(q), "%u", queue);
+        assert_int_equal(
+                iptables_a((const char *const[]){ "-A", "OUTPUT", "-d", pair.addr_b, "-j", "NFQUEUE",
+                                                  "--queue-num", q, "--queue-bypass", NULL }),
+                0);
+}
+
+static bool rule_present(void) {
+        const char *argv[] = { "ip", "netns", "exec", pair.a, "iptables-nft", "-w", "-S", "OUTPUT", NULL };
+        struct cmd_result r = run_command(NULL, argv);
+        bool found = r.exit == 0 && r.out && strstr(r.out, "NFQUEUE");
+        cmd_result_done(&r);
+        return found;
+}
+
+/* ---- the shaper child ---- */
+
+struct shaper_child {
+        pid_t pid;
+        int cmd_fd, out_fd;
+};
+
+static struct shaper_child child = { .pid = -1, .cmd_fd = -1, .out_fd = -1 };
+
+struct child_args {
+        uint16_t queue;
+        struct shaper_config config;
+        int cmd[2];
+};
+
+static int shaper_main(void *arg, int out) {
+        struct child_args *a = arg;
+        struct mh_error e = { 0 };
+        struct shaper *s = NULL;
+        struct shaper_stats st;
+        int fd, r;
+        char c;
+
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        close(a->cmd[1]);
+        r = shaper_queue_open(a->queue, &fd, &e);
+        if (r >= 0)
+                r = shaper_start(fd, a->queue, &a->config, &s, &e);
+        if (r < 0) {
+                dprintf(out, "error %d %s\n", r, e.msg);
+                return 1;
+        }
+        dprintf(out, "ready\n");
+        while (read(a->cmd[0], &c, 1) < 0 && errno == EINTR)
+                ;
+        shaper_stats(s, &st);
+        uint64_t held = st.held;
+        r = shaper_stop(s);
+        shaper_stats(s, &st);
+        dprintf(out,
+                "stopped %d held %" PRIu64 " seen %" PRIu64 " released %" PRIu64 " immediate %" PRIu64
+                " overflow %" PRIu64 " flushed %" PRIu64 " errors %" PRIu64 " overruns %" PRIu64
+                " late_p50 %.0f late_p99 %.0f late_max %.0f held_max %" PRIu64 " msgs %" PRIu64
+                " sends %" PRIu64 "\n",
+                r, held, st.seen, st.released, st.immediate, st.overflow, st.flushed, st.errors,
+                st.rx_overruns, st.late_p50_us, st.late_p99_us, st.late_max_us, st.held_max, st.verdict_msgs,
+                st.verdict_sends);
+        shaper_free(s);
+        return r < 0 ? 2 : 0;
+}
+
+static int read_line(int fd, char *buf, size_t size, int timeout_ms) {
+        size_t len = 0;
+        double end = monotonic_ms() + timeout_ms;
+        while (len + 1 < size) {
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                int left = (int)(end - monotonic_ms());
+                if (left <= 0 || poll(&p, 1, left) <= 0)
+                        break;
+                if (read(fd, buf + len, 1) != 1)
+                        break;
+                if (buf[len++] == '\n')
+                        break;
+        }
+        buf[len] = '\0';
+        return (int)len;
+}
+
+static void shaper_child_start(uint16_t queue, const struct shaper_config *config) {
+        struct child_args a = { .queue = queue, .config = *config };
+        char line[256];
+        assert_int_equal(pipe2(a.cmd, O_CLOEXEC), 0);
+        child.pid = netns_fork(pair.a, shaper_main, &a, &child.out_fd);
+        close(a.cmd[0]);
+        child.cmd_fd = a.cmd[1];
+        assert_true(child.pid > 0);
+        read_line(child.out_fd, line, sizeof(line), READY_MS);
+        if (strcmp(line, "ready\n") != 0)
+                fail_msg("shaper child: %s", line);
+}
+
+/* Stops the shaper (shaper_stop in the child) and returns its stats line. */
+static void shaper_child_stop(char *out, size_t size) {
+        assert_int_equal(write(child.cmd_fd, "s", 1), 1);
+        close(child.cmd_fd);
+        child.cmd_fd = -1;
+        int code = netns_collect(child.pid, child.out_fd, out, size);
+        child.pid = -1;
+        child.out_fd = -1;
+        print_message("shaper: %s", out);
+        assert_int_equal(code, 0);
+}
+
+static void shaper_child_kill(void) {
+        if (child.pid > 0) {
+                kill(child.pid, SIGKILL);
+                while (waitpid(child.pid, NULL, 0) < 0 && errno == EINTR)
+                        ;
+        }
+        if (child.cmd_fd >= 0)
+                close(child.cmd_fd);
+        if (child.out_fd >= 0)
+                close(child.out_fd);
+        child = (struct shaper_child){ .pid = -1, .cmd_fd = -1, .out_fd = -1 };
+}
+
+static uint64_t stat_of(const char *line, const char *key) {
+        char k[32];
+        snprintf(k, sizeof(k), " %s ", key);
+        const char *p = strstr(line, k);
+        return p ? strtoull(p + strlen(k), NULL, 10) : UINT64_MAX;
+}
+
+/* ---- measuring ---- */
+
+static int reflect(void *arg, int out) {
+        (void)arg;
+        dprintf(out, "%d", udp_reflector(PORT_ECHO, REFLECT_IDLE_MS, REFLECT_MAX_MS));
+        return 0;
+}
+
+struct rtt_args {
+        unsigned count, interval_us;
+        int wait_ms;
+};
+
+struct rtt {
+        unsigned sent, received, reordered;
+        double p10, p50, p90, p99, first;
+};
+
+static int probe(void *arg, int out) {
+        const struct rtt_args *a = arg;
+        struct udp_rtt_result r;
+        if (udp_rtt_probe(pair.addr_b, PORT_ECHO, a->count, a->interval_us, a->wait_ms, &r) < 0)
+                return 1;
+        double first = r.received ? r.rtt_ms[0] : -1;
+        dprintf(out, "%u %u %u %.3f %.3f %.3f %.3f %.3f", r.sent, r.received, r.reordered,
+                percentile(r.rtt_ms, r.received, 10), percentile(r.rtt_ms, r.received, 50),
+                percentile(r.rtt_ms, r.received, 90), percentile(r.rtt_ms, r.received, 99), first);
+        udp_rtt_result_done(&r);
+        return 0;
+}
+
+/* Echoes from side b, probes from side a (through the queue). */
+static struct rtt measure_rtt(unsigned count, unsigned interval_us, int wait_ms) {
+        struct rtt_args a = { count, interval_us, wait_ms };
+        struct rtt m = { 0 };
+        int srv_fd, cli_fd;
+        char srv_out[64], cli_out[256];
+        pid_t srv = netns_fork(pair.b, reflect, NULL, &srv_fd);
+        assert_true(srv > 0);
+        usleep(100000);
+        pid_t cli = netns_fork(pair.a, probe, &a, &cli_fd);
+        assert_true(cli > 0);
+        assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
+        assert_int_equal(netns_collect(srv, srv_fd, srv_out, sizeof(srv_out)), 0);
+        assert_int_equal(
+                sscanf(cli_out, "%u %u %u %lf %lf %lf %lf %lf", &m.sent, &m.received, &m.reordered, &m.p10,
+                       &m.p50, &m.p90, &m.p99, &m.first),
+                8);
+        return m;
+}
+
+static void assert_delay(double requested_ms, const struct rtt *m) {
+        double added = m->p50 - base_p50;
+        double tol = fmax(requested_ms * 0.10, 5.0);
+        print_message(
+                "delay %.0f ms: RTT p50 %.3f ms (baseline %.3f): added %.3f ms, error %+.3f ms (%u/%u)\n",
+                requested_ms, m->p50, base_p50, added, added - requested_ms, m->received, m->sent);
+        assert_int_equal(m->received, m->sent);
+        assert_true(fabs(added - requested_ms) <= tol);
+}
+
+/* ---- cases ---- */
+
+static void test_delay(void **state) {
+        (void)state;
+        const uint32_t delays[] = { 50, 100, 200 };
+        rule_add(Q_DELAY);
+        for (size_t i = 0; i < ELEMENTSOF(delays); i++) {
+                char out[512];
+                shaper_child_start(Q_DELAY, &(struct shaper_config){ .delay_ms = delays[i] });
+                struct rtt m = measure_rtt(50, 20000, (int)delays[i] + 500);
+                shaper_child_stop(out, sizeof(out));
+                assert_delay(delays[i], &m);
+                assert_int_equal(stat_of(out, "errors"), 0);
+        }
+}
+
+static void test_jitter(void **state) {
+        (void)state;
+        char out[512];
+        rule_add(Q_JITTER);
+        shaper_child_start(Q_JITTER, &(struct shaper_config){ .delay_ms = 50, .jitter_ms = 20 });
+        struct rtt m = measure_rtt(200, 5000, 600);
+        shaper_child_stop(out, sizeof(out));
+        print_message(
+                "delay 50 ms jitter 20 ms: RTT p10 %.3f p50 %.3f p90 %.3f ms: spread p90-p10 %.3f ms\n",
+                m.p10, m.p50, m.p90, m.p90 - m.p10);
+        assert_int_equal(m.received, m.sent);
+        assert_true(m.p90 - m.p10 > 10);
+        assert_true(fabs(m.p50 - base_p50 - 50) < 10);
+}
+
+static int sink(void *arg, int out) {
+        (void)arg;
+        struct udp_sink_result r;
+        if (udp_sink(PORT_SINK, 1000, 20000, &r) < 0)
+                return 1;
+        dprintf(out, "%u %u %u %u", r.received, r.unique, r.duplicates, r.reordered);
+        return 0;
+}
+
+struct blast_args {
+        unsigned count, pps;
+};
+
+static int blast(void *arg, int out) {
+        const struct blast_args *a = arg;
+        (void)out;
+        return udp_blast(pair.addr_b, PORT_SINK, a->count, a->pps, 64) < 0;
+}
+
+static pid_t sink_start(int *ret_fd) {
+        pid_t srv = netns_fork(pair.b, sink, NULL, ret_fd);
+        assert_true(srv > 0);
+        usleep(100000);
+        return srv;
+}
+
+static void sink_collect(pid_t srv, int fd, struct udp_sink_result *r) {
+        char out[128];
+        assert_int_equal(netns_collect(srv, fd, out, sizeof(out)), 0);
+        assert_int_equal(
+                sscanf(out, "%u %u %u %u", &r->received, &r->unique, &r->duplicates, &r->reordered), 4);
+}
+
+static void run_blast(unsigned count, unsigned pps) {
+        int fd;
+        char out[8];
+        struct blast_args a = { count, pps };
+        pid_t cli = netns_fork(pair.a, blast, &a, &fd);
+        assert_true(cli > 0);
+        assert_int_equal(netns_collect(cli, fd, out, sizeof(out)), 0);
+}
+
+static void test_reorder(void **state) {
+        (void)state;
+        char out[512];
+        int fd;
+        struct udp_sink_result r;
+        rule_add(Q_REORDER);
+        shaper_child_start(
+                Q_REORDER, &(struct shaper_config){ .reorder_percent = 25, .reorder_delay_ms = 10 });
+        pid_t srv = sink_start(&fd);
+        run_blast(2000, 2000);
+        sink_collect(srv, fd, &r);
+        shaper_child_stop(out, sizeof(out));
+        print_message(
+                "reorder 25%% delay 10 ms: %u received, %u unique, %u reordered, %u duplicates\n",
+                r.received, r.unique, r.reordered, r.duplicates);
+        assert_int_equal(r.unique, 2000);
+        assert_int_equal(r.duplicates, 0);
+        assert_true(r.reordered > 100);
+        /* Roughly the share: a quarter went at once. */
+        uint64_t imm = stat_of(out, "immediate");
+        assert_true(imm > 400 && imm < 600);
+}
+
+/* A receiver of our own: bytes between the first and the last read, so the
+ * rate is what passed the shaper, not what the sender's buffer took. */
+static int tcp_recv_rate(void *arg, int out) {
+        (void)arg;
+        int one = 1, lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(PORT_TCP) };
+        setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 4) < 0)
+                return 1;
+        double end = monotonic_ms() + RATE_RECV_MS, first = 0, last = 0;
+        long bytes = 0;
+        struct pollfd p = { .fd = lfd, .events = POLLIN };
+        if (poll(&p, 1, RATE_RECV_MS) <= 0)
+                return 2;
+        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+        char buf[65536];
+        while (fd >= 0 && monotonic_ms() < end) {
+                p = (struct pollfd){ .fd = fd, .events = POLLIN };
+                if (poll(&p, 1, (int)(end - monotonic_ms()) + 1) <= 0)
+                        break;
+                ssize_t n = read(fd, buf, sizeof(buf));
+                if (n <= 0)
+                        break;
+                if (bytes == 0)
+                        first = monotonic_ms();
+                bytes += n;
+                last = monotonic_ms();
+        }
+        dprintf(out, "%ld %.3f", bytes, last - first);
+        return 0;
+}
+
+static int tcp_send(void *arg, int out) {
+        (void)arg;
+        dprintf(out, "%.0f", tcp_send_for(pair.addr_b, PORT_TCP, RATE_SEND_MS));
+        return 0;
+}
+
+static void test_rate(void **state) {
+        (void)state;
+        char out[512], srv_out[64], cli_out[64];
+        int srv_fd, cli_fd;
+        const double rate = 8e6;
+        rule_add(Q_RATE);
+        shaper_child_start(Q_RATE, &(struct shaper_config){ .rate_bps = (uint64_t)rate });
+        pid_t srv = netns_fork(pair.b, tcp_recv_rate, NULL, &srv_fd);
+        assert_true(srv > 0);
+        usleep(100000);
+        pid_t cli = netns_fork(pair.a, tcp_send, NULL, &cli_fd);
+        assert_true(cli > 0);
+        assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
+        assert_int_equal(netns_collect(srv, srv_fd, srv_out, sizeof(srv_out)), 0);
+        shaper_child_stop(out, sizeof(out));
+        long bytes;
+        double ms;
+        assert_int_equal(sscanf(srv_out, "%ld %lf", &bytes, &ms), 2);
+        double got = (double)bytes * 8 / (ms / 1000);
+        print_message(
+                "rate 8 Mbit/s: %ld bytes in %.0f ms at the receiver = %.3f Mbit/s (%+.1f%%)\n", bytes, ms,
+                got / 1e6, (got / rate - 1) * 100);
+        assert_true(ms > 1000);
+        assert_true(fabs(got / rate - 1) <= 0.15);
+}
+
+static void test_bypass_on_stop(void **state) {
+        (void)state;
+        char out[512];
+        rule_add(Q_STOP);
+        shaper_child_start(Q_STOP, &(struct shaper_config){ .delay_ms = 200 });
+        struct rtt m = measure_rtt(10, 20000, 700);
+        assert_delay(200, &m);
+        double t0 = monotonic_ms();
+        shaper_child_stop(out, sizeof(out));
+        struct rtt after = measure_rtt(50, 10000, 300);
+        print_message(
+                "after shaper_stop (rule present: %s): first RTT %.3f ms, p99 %.3f ms, %u/%u; first echo "
+                "%.0f ms "
+                "after the stop began\n",
+                rule_present() ? "yes" : "no", after.first, after.p99, after.received, after.sent,
+                monotonic_ms() - t0 - 50 * 10 - 300 + after.first);
+        assert_true(rule_present());
+        assert_int_equal(after.received, after.sent);
+        assert_true(after.p99 < base_p50 + 5);
+}
+
+static void test_bypass_on_kill(void **state) {
+        (void)state;
+        rule_add(Q_KILL);
+        shaper_child_start(Q_KILL, &(struct shaper_config){ .delay_ms = 200 });
+        struct rtt m = measure_rtt(10, 20000, 700);
+        assert_delay(200, &m);
+        double t0 = monotonic_ms();
+        kill(child.pid, SIGKILL);
+        while (waitpid(child.pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        double reaped = monotonic_ms() - t0;
+        child.pid = -1;
+        shaper_child_kill();
+        struct rtt after = measure_rtt(50, 10000, 300);
+        print_message(
+                "after kill -9 (reaped in %.1f ms; rule present: %s): first RTT %.3f ms, p99 %.3f ms, "
+                "%u/%u\n",
+                reaped, rule_present() ? "yes" : "no", after.first, after.p99, after.received, after.sent);
+        assert_true(rule_present());
+        assert_int_equal(after.received, after.sent);
+        assert_true(after.p99 < base_p50 + 5);
+        assert_true(reaped + 100 + after.first < 1000);
+}
+
+/* Packets held at a clean stop all arrive: 200 datagrams, delay 500 ms, stop
+ * while they are held. */
+static void test_stop_flushes(void **state) {
+        (void)state;
+        char out[512];
+        int fd;
+        struct udp_sink_result r;
+        rule_add(Q_FLUSH);
+        shaper_child_start(Q_FLUSH, &(struct shaper_config){ .delay_ms = 500 });
+        pid_t srv = sink_start(&fd);
+        run_blast(200, 1000);
+        shaper_child_stop(out, sizeof(out));
+        sink_collect(srv, fd, &r);
+        print_message(
+                "stop with %" PRIu64 " held: %" PRIu64 " flushed, %u of 200 received\n",
+                stat_of(out, "held"), stat_of(out, "flushed"), r.unique);
+        assert_true(stat_of(out, "held") >= 100);
+        assert_true(stat_of(out, "flushed") >= 100);
+        assert_int_equal(strncmp(out, "stopped 0 ", 10), 0);
+        assert_int_equal(r.unique, 200);
+}
+
+static int open_twice(void *arg, int out) {
+        (void)arg;
+        struct mh_error e = { 0 };
+        int fd1, fd2;
+        int r = shaper_queue_open(Q_BUSY, &fd1, &e);
+        if (r < 0) {
+                dprintf(out, "first %d %s", r, e.msg);
+                return 1;
+        }
+        r = shaper_queue_open(Q_BUSY, &fd2, &e);
+        dprintf(out, "%d %s", r, e.msg);
+        return 0;
+}
+
+static void test_queue_busy(void **state) {
+        (void)state;
+        int fd;
+        char out[1200];
+        pid_t pid = netns_fork(pair.a, open_twice, NULL, &fd);
+        assert_true(pid > 0);
+        assert_int_equal(netns_collect(pid, fd, out, sizeof(out)), 0);
+        print_message("second open: %s\n", out);
+        assert_int_equal(strtol(out, NULL, 10), -EBUSY);
+}
+
+/* ---- fixtures ---- */
+
+static int case_teardown(void **state) {
+        (void)state;
+        shaper_child_kill();
+        iptables_a((const char *const[]){ "-F", "OUTPUT", NULL });
+        return 0;
+}
+
+static int setup(void **state) {
+        (void)state;
+        if (netns_pair_create(&pair, PREFIX, SUBNET) < 0)
+                return -1;
+        struct rtt m = measure_rtt(50, 10000, 300);
+        base_p50 = m.p50;
+        print_message("baseline RTT p50 %.3f ms p99 %.3f ms\n", m.p50, m.p99);
+        return 0;
+}
+
+static int teardown(void **state) {
+        (void)state;
+        shaper_child_kill();
+        netns_pair_destroy(&pair);
+        return 0;
+}
+
+int main(void) {
+        if (geteuid() != 0)
+                return 77;
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test_teardown(test_queue_busy, case_teardown),
+                cmocka_unit_test_teardown(test_delay, case_teardown),
+                cmocka_unit_test_teardown(test_jitter, case_teardown),
+                cmocka_unit_test_teardown(test_reorder, case_teardown),
+                cmocka_unit_test_teardown(test_rate, case_teardown),
+                cmocka_unit_test_teardown(test_bypass_on_stop, case_teardown),
+                cmocka_unit_test_teardown(test_bypass_on_kill, case_teardown),
+                cmocka_unit_test_teardown(test_stop_flushes, case_teardown),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}
