@@ -91,8 +91,11 @@ pid_t netns_fork(const char *name, int (*fn)(void *arg, int out_fd), void *arg, 
         pid_t pid = fork();
         if (pid == 0) {
                 close(fds[0]);
-                if (netns_enter(name) < 0)
+                int r = netns_enter(name);
+                if (r < 0) {
+                        fprintf(stderr, "cannot enter netns %s: %s\n", name, strerror(-r));
                         _exit(126);
+                }
                 _exit(fn(arg, fds[1]));
         }
         close(fds[1]);

@@ -1,0 +1,541 @@
+/* Network faults through the fault layer (what the agent runs), on a netns
+ * test host: the target is a process in namespace b of a veth pair, and every
+ * effect is measured from outside its code, with real traffic. After every
+ * undo a residue scan of b finds nothing of ours and traffic is back to its
+ * baseline; after SIGKILL of the process holding the fault (the agent's
+ * place) too. Tolerances are the issue's: delay within 10 % or 5 ms, loss and
+ * copies inside a 99 % binomial interval, rates within 15 %. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "basic/clock.h"
+#include "common/netns-pair.h"
+#include "common/netprobe.h"
+#include "common/run-command.h"
+#include "fault/fault-net.h"
+#include "fault/net-netns.h"
+
+#define SUBNET 214
+#define LEASE  "l-6d68fa17c0ffee01"
+
+static struct netns_pair pair;
+static char addr_a2[16]; /* a second address of side a: a peer left alone */
+static pid_t holder;
+static struct proc_identity target;
+
+/* ---- the target and its faults -------------------------------------------- */
+
+static int hold_forever(void *arg, int out) {
+        (void)arg, (void)out;
+        for (int i = 0; i < 3000; i++) /* bounded: 300 s */
+                usleep(100000);
+        return 0;
+}
+
+static struct fault_exec fx_of(const char *fault_id, json_t *params) {
+        struct fault_exec fx = { .lease_id = LEASE, .fault_id = fault_id, .params = params };
+        snprintf(fx.target.engine, sizeof(fx.target.engine), "host");
+        snprintf(fx.target.container_name, sizeof(fx.target.container_name), "%s", pair.b);
+        fx.target.main = target;
+        return fx;
+}
+
+/* params: a JSON object text; delivery is part of it. */
+static json_t *apply(const char *fault_id, const char *params) {
+        json_error_t jerr;
+        json_t *p = json_loads(params, 0, &jerr);
+        if (!p)
+                fail_msg("bad params %s: %s", params, jerr.text);
+        struct fault_exec fx = fx_of(fault_id, p);
+        struct mh_error e = { 0 };
+        if (fault_apply_net(&fx, &e) < 0)
+                fail_msg("%s %s: %s", fault_id, params, e.msg);
+        bool in_force = false;
+        char detail[512];
+        assert_int_equal(effect_check_run(EFFECT_NET_SHAPED, &fx, &in_force, detail, sizeof(detail)), 0);
+        if (!in_force)
+                fail_msg("%s not in force: %s", fault_id, detail);
+        static int applies;
+        if (getenv("NF_PAUSE") && ++applies == 2) {
+                print_message("paused: %s\n", detail);
+                sleep(30);
+        }
+        return p;
+}
+
+static void assert_clean(const char *fault_id, json_t *params) {
+        struct fault_exec fx = fx_of(fault_id, params);
+        char detail[512];
+        bool ok = false;
+        assert_int_equal(verify_probe_run(VERIFY_NET_CLEAN, &fx, &ok, detail, sizeof(detail)), 0);
+        if (!ok)
+                fail_msg("residue after %s: %s", fault_id, detail);
+}
+
+static void undo(const char *fault_id, json_t *params) {
+        struct fault_exec fx = fx_of(fault_id, params);
+        struct mh_error e = { 0 };
+        if (fault_net_undo(&fx, &e) < 0)
+                fail_msg("undo %s: %s", fault_id, e.msg);
+        assert_clean(fault_id, params);
+        json_decref(params);
+}
+
+/* ---- measurements from outside ---------------------------------------------- */
+
+struct rtt_args {
+        const char *addr;
+        int port;
+};
+
+static int reflect(void *arg, int out) {
+        dprintf(out, "%d", udp_reflector(*(int *)arg, 1500, 20000));
+        return 0;
+}
+
+static int rtt_probe(void *arg, int out) {
+        const struct rtt_args *a = arg;
+        struct udp_rtt_result r;
+        if (udp_rtt_probe(a->addr, a->port, 100, 5000, 1500, &r) < 0 || r.received < 50)
+                return 1;
+        double p50 = percentile(r.rtt_ms, r.received, 50), p10 = percentile(r.rtt_ms, r.received, 10),
+               p90 = percentile(r.rtt_ms, r.received, 90);
+        dprintf(out, "%.3f %.3f %.3f %u", p50, p10, p90, r.received);
+        udp_rtt_result_done(&r);
+        return 0;
+}
+
+struct rtt {
+        double p50, p10, p90;
+};
+
+/* RTT from side from to a reflector on port in the other side at addr. */
+static struct rtt measure_rtt(const char *from, const char *to, const char *addr, int port) {
+        int srv_fd, cli_fd;
+        char srv_out[32], cli_out[96];
+        struct rtt r = { 0 };
+        unsigned n = 0;
+        pid_t srv = netns_fork(to, reflect, &port, &srv_fd);
+        usleep(50000);
+        struct rtt_args a = { addr, port };
+        pid_t cli = netns_fork(from, rtt_probe, &a, &cli_fd);
+        assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
+        assert_int_equal(netns_collect(srv, srv_fd, srv_out, sizeof(srv_out)), 0);
+        assert_int_equal(sscanf(cli_out, "%lf %lf %lf %u", &r.p50, &r.p10, &r.p90, &n), 4);
+        return r;
+}
+
+static double baseline_ms;
+
+static void assert_added(double measured, double want, const char *what) {
+        double added = measured - baseline_ms, tol = fmax(5.0, want * 0.10);
+        print_message("%s: +%.1f ms (wanted +%.0f, tolerance %.1f)\n", what, added, want, tol);
+        if (fabs(added - want) > tol)
+                fail_msg("%s: added %.1f ms, wanted %.0f ± %.1f", what, added, want, tol);
+}
+
+struct sink_args {
+        int port;
+        unsigned count, pps;
+        const char *addr;
+};
+
+static int sink(void *arg, int out) {
+        const struct sink_args *a = arg;
+        struct udp_sink_result r;
+        if (udp_sink(a->port, 1000, 20000, &r) < 0)
+                return 1;
+        dprintf(out, "%u %u %u %u", r.received, r.unique, r.duplicates, r.reordered);
+        return 0;
+}
+
+static int blast(void *arg, int out) {
+        const struct sink_args *a = arg;
+        (void)out;
+        return udp_blast(a->addr, a->port, a->count, a->pps, 64) < 0;
+}
+
+/* count datagrams from side from to a sink in side to at addr. */
+static struct udp_sink_result measure_udp(const char *from, const char *to, const char *addr, int port,
+                                          unsigned count) {
+        int srv_fd, cli_fd;
+        char srv_out[64], cli_out[8];
+        struct sink_args a = { port, count, 4000, addr };
+        struct udp_sink_result r = { 0 };
+        pid_t srv = netns_fork(to, sink, &a, &srv_fd);
+        usleep(50000);
+        pid_t cli = netns_fork(from, blast, &a, &cli_fd);
+        assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
+        assert_int_equal(netns_collect(srv, srv_fd, srv_out, sizeof(srv_out)), 0);
+        assert_int_equal(sscanf(srv_out, "%u %u %u %u", &r.received, &r.unique, &r.duplicates, &r.reordered), 4);
+        return r;
+}
+
+/* The share k/n must lie within the 99 % binomial interval around p (normal
+ * approximation, fine for n >= 1000). */
+static void assert_binomial(unsigned k, unsigned n, double p, const char *what) {
+        double sd = sqrt(n * p * (1 - p)), lo = n * p - 2.576 * sd, hi = n * p + 2.576 * sd;
+        print_message("%s: %u of %u (%.2f %%, 99 %% interval %.0f..%.0f)\n", what, k, n, 100.0 * k / n, lo, hi);
+        if (k < lo || k > hi)
+                fail_msg("%s: %u of %u outside %.0f..%.0f", what, k, n, lo, hi);
+}
+
+struct tcp_args {
+        const char *addr;
+        int port, ms;
+};
+
+static int tcp_serve(void *arg, int out) {
+        const struct tcp_args *a = arg;
+        dprintf(out, "%ld", tcp_server(a->port, false, a->ms + 1500));
+        return 0;
+}
+
+static int tcp_send(void *arg, int out) {
+        const struct tcp_args *a = arg;
+        dprintf(out, "%.0f", tcp_send_for(a->addr, a->port, a->ms));
+        return 0;
+}
+
+/* Goodput from side from to side to, counted by the receiver (bits/s). */
+static double measure_rate(const char *from, const char *to, const char *addr, int port) {
+        int srv_fd, cli_fd;
+        char srv_out[32], cli_out[32];
+        struct tcp_args a = { addr, port, 3000 };
+        pid_t srv = netns_fork(to, tcp_serve, &a, &srv_fd);
+        usleep(50000);
+        pid_t cli = netns_fork(from, tcp_send, &a, &cli_fd);
+        assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
+        assert_int_equal(netns_collect(srv, srv_fd, srv_out, sizeof(srv_out)), 0);
+        return strtod(srv_out, NULL) * 8 / (a.ms / 1000.0);
+}
+
+static void assert_rate(double bps, double want, const char *what) {
+        print_message("%s: %.2f Mbit/s (wanted %.2f)\n", what, bps / 1e6, want / 1e6);
+        if (fabs(bps - want) > want * 0.15)
+                fail_msg("%s: %.2f Mbit/s, wanted %.2f ± 15 %%", what, bps / 1e6, want / 1e6);
+}
+
+static int connect_fn(void *arg, int out) {
+        const struct tcp_args *a = arg;
+        dprintf(out, "%d", tcp_connect_outcome(a->addr, a->port, a->ms));
+        return 0;
+}
+
+static int listen_fn(void *arg, int out) {
+        const struct tcp_args *a = arg;
+        dprintf(out, "%ld", tcp_server(a->port, true, a->ms));
+        return 0;
+}
+
+/* The outcome of a connection from side from to a listening server in side to. */
+static int measure_connect(const char *from, const char *to, const char *addr, int port) {
+        int srv_fd, cli_fd;
+        char srv_out[32], cli_out[16];
+        struct tcp_args srv_a = { NULL, port, 2500 }, cli_a = { addr, port, 1000 };
+        pid_t srv = netns_fork(to, listen_fn, &srv_a, &srv_fd);
+        usleep(50000);
+        pid_t cli = netns_fork(from, connect_fn, &cli_a, &cli_fd);
+        assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
+        assert_int_equal(netns_collect(srv, srv_fd, srv_out, sizeof(srv_out)), 0);
+        return (int)strtol(cli_out, NULL, 10);
+}
+
+/* ---- delay family (the shaper on this kernel) --------------------------------- */
+
+static void test_latency(void **state) {
+        (void)state;
+        const int delays[] = { 50, 100, 200 };
+        char params[128];
+        for (size_t i = 0; i < 3; i++) {
+                snprintf(params, sizeof(params), "{\"delivery\":\"shaper\",\"delay_ms\":%d,\"direction\":\"egress\"}",
+                         delays[i]);
+                json_t *p = apply("net.latency", params);
+                assert_added(measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, delays[i], "egress latency");
+                undo("net.latency", p);
+        }
+        assert_added(measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, 0, "after undo");
+}
+
+static void test_latency_directions_and_jitter(void **state) {
+        (void)state;
+        json_t *p = apply("net.latency", "{\"delivery\":\"shaper\",\"delay_ms\":50,\"direction\":\"ingress\"}");
+        assert_added(measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, 50, "ingress latency");
+        undo("net.latency", p);
+        p = apply("net.latency", "{\"delivery\":\"shaper\",\"delay_ms\":50,\"direction\":\"both\"}");
+        assert_added(measure_rtt(pair.a, pair.b, pair.addr6_b, 7001).p50, 100, "both directions, IPv6");
+        undo("net.latency", p);
+        p = apply("net.latency", "{\"delivery\":\"shaper\",\"delay_ms\":100,\"jitter_ms\":20}");
+        struct rtt r = measure_rtt(pair.a, pair.b, pair.addr_b, 7001);
+        print_message("jitter 20 ms: p10 %.1f p50 %.1f p90 %.1f ms\n", r.p10, r.p50, r.p90);
+        assert_true(r.p90 - r.p10 > 15);
+        assert_added(r.p50, 100, "jittered latency (median)");
+        undo("net.latency", p);
+}
+
+/* Scoped: port 7001 slowed, 7005 untouched; peer a slowed, peer a2 untouched. */
+static void test_latency_scoped(void **state) {
+        (void)state;
+        json_t *p = apply("net.latency", "{\"delivery\":\"shaper\",\"delay_ms\":80,\"port\":7001,\"protocol\":\"udp\"}");
+        assert_added(measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, 80, "port 7001");
+        assert_added(measure_rtt(pair.a, pair.b, pair.addr_b, 7005).p50, 0, "port 7005 (not in scope)");
+        undo("net.latency", p);
+        char params[160];
+        snprintf(params, sizeof(params), "{\"delivery\":\"shaper\",\"delay_ms\":80,\"peers\":[\"%s\"]}", pair.addr_a);
+        p = apply("dependency.timeout", "{\"delivery\":\"shaper\",\"delay_ms\":60,\"port\":7001,\"protocol\":\"udp\"}");
+        assert_added(measure_rtt(pair.b, pair.a, pair.addr_a, 7001).p50, 60, "dependency.timeout on its port");
+        assert_added(measure_rtt(pair.b, pair.a, pair.addr_a, 7005).p50, 0, "dependency.timeout, other port");
+        undo("dependency.timeout", p);
+        p = apply("net.latency", params);
+        assert_added(measure_rtt(pair.b, pair.a, pair.addr_a, 7001).p50, 80, "peer in scope");
+        assert_added(measure_rtt(pair.b, pair.a, addr_a2, 7001).p50, 0, "other peer");
+        undo("net.latency", p);
+}
+
+static void test_reorder(void **state) {
+        (void)state;
+        struct udp_sink_result before = measure_udp(pair.b, pair.a, pair.addr_a, 7002, 2000);
+        json_t *p = apply("net.reorder", "{\"delivery\":\"shaper\",\"percent\":25,\"delay_ms\":20}");
+        struct udp_sink_result r = measure_udp(pair.b, pair.a, pair.addr_a, 7002, 2000);
+        print_message("reorder 25 %%: %u of %u out of order (before: %u)\n", r.reordered, r.unique, before.reordered);
+        assert_int_equal(before.reordered, 0);
+        assert_true(r.reordered > 100);
+        assert_int_equal(r.unique, 2000);
+        undo("net.reorder", p);
+}
+
+/* ---- rules (nftables owner tables) ----------------------------------------------- */
+
+static void test_loss(void **state) {
+        (void)state;
+        const double pct[] = { 10, 30 };
+        char params[96];
+        for (size_t i = 0; i < 2; i++) {
+                snprintf(params, sizeof(params), "{\"delivery\":\"nft\",\"percent\":%.0f}", pct[i]);
+                json_t *p = apply("net.packet_loss", params);
+                struct udp_sink_result r = measure_udp(pair.b, pair.a, pair.addr_a, 7002, 4000);
+                assert_binomial(4000 - r.unique, 4000, pct[i] / 100, "egress loss");
+                undo("net.packet_loss", p);
+        }
+        json_t *p = apply("net.packet_loss", "{\"delivery\":\"nft\",\"percent\":30,\"direction\":\"ingress\"}");
+        struct udp_sink_result r = measure_udp(pair.a, pair.b, pair.addr6_b, 7002, 4000);
+        assert_binomial(4000 - r.unique, 4000, 0.30, "ingress loss, IPv6");
+        undo("net.packet_loss", p);
+        p = apply("dns.timeout", "{\"delivery\":\"nft\",\"probability\":80}");
+        r = measure_udp(pair.b, pair.a, pair.addr_a, 53, 2000);
+        assert_binomial(2000 - r.unique, 2000, 0.80, "dns.timeout drops DNS");
+        undo("dns.timeout", p);
+        assert_int_equal(measure_udp(pair.b, pair.a, pair.addr_a, 7002, 2000).unique, 2000);
+}
+
+static void test_duplicate(void **state) {
+        (void)state;
+        char params[160];
+        json_t *p = apply("net.duplicate", "{\"delivery\":\"nft\",\"percent\":40}");
+        struct udp_sink_result r = measure_udp(pair.b, pair.a, pair.addr_a, 7002, 2000);
+        assert_binomial(r.duplicates, 2000, 0.40, "egress copies");
+        undo("net.duplicate", p);
+        snprintf(params, sizeof(params), "{\"delivery\":\"nft\",\"percent\":40,\"direction\":\"ingress\",\"self\":[\"%s\"]}",
+                 pair.addr_b);
+        p = apply("net.duplicate", params);
+        r = measure_udp(pair.a, pair.b, pair.addr_b, 7002, 2000);
+        assert_binomial(r.duplicates, 2000, 0.40, "ingress copies");
+        undo("net.duplicate", p);
+}
+
+static void test_partition(void **state) {
+        (void)state;
+        char params[128];
+        assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7020), 0);
+        const char *dirs[] = { "both", "egress", "ingress" };
+        for (size_t i = 0; i < 3; i++) {
+                snprintf(params, sizeof(params), "{\"delivery\":\"nft\",\"direction\":\"%s\"}", dirs[i]);
+                json_t *p = apply("net.partition", params);
+                assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7020), -ETIMEDOUT);
+                undo("net.partition", p);
+        }
+        snprintf(params, sizeof(params), "{\"delivery\":\"nft\",\"direction\":\"both\",\"peers\":[\"%s\"]}", pair.addr_a);
+        json_t *p = apply("net.partition", params);
+        assert_int_equal(measure_connect(pair.b, pair.a, pair.addr_a, 7021), -ETIMEDOUT);
+        assert_int_equal(measure_connect(pair.b, pair.a, addr_a2, 7021), 0);
+        undo("net.partition", p);
+        assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7020), 0);
+}
+
+static void test_reset_refuse(void **state) {
+        (void)state;
+        json_t *p = apply("net.connection_reset", "{\"delivery\":\"nft\",\"port\":7030}");
+        assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7030), -ECONNRESET);
+        assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7031), 0);
+        undo("net.connection_reset", p);
+        p = apply("net.connection_refuse", "{\"delivery\":\"nft\",\"port\":7030,\"protocol\":\"tcp\"}");
+        assert_int_equal(measure_connect(pair.a, pair.b, pair.addr6_b, 7030), -ECONNREFUSED);
+        undo("net.connection_refuse", p);
+        p = apply("tls.handshake_failure", "{\"delivery\":\"nft\",\"port\":7443}");
+        assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7443), -ECONNRESET);
+        undo("tls.handshake_failure", p);
+        p = apply("db.query_error", "{\"delivery\":\"nft\",\"port\":7306,\"probability\":100}");
+        assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7306), -ECONNRESET);
+        undo("db.query_error", p);
+        p = apply("dependency.connection_refuse", "{\"delivery\":\"nft\",\"port\":7032,\"protocol\":\"tcp\"}");
+        assert_int_equal(measure_connect(pair.b, pair.a, pair.addr_a, 7032), -ECONNREFUSED);
+        undo("dependency.connection_refuse", p);
+        p = apply("dependency.block", "{\"delivery\":\"nft\",\"port\":7033,\"protocol\":\"tcp\"}");
+        assert_int_equal(measure_connect(pair.b, pair.a, pair.addr_a, 7033), -ETIMEDOUT);
+        assert_int_equal(measure_connect(pair.b, pair.a, pair.addr_a, 7034), 0);
+        undo("dependency.block", p);
+        assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7030), 0);
+}
+
+/* ---- bandwidth: tbf unscoped (ingress through an IFB), the shaper scoped ---------- */
+
+static void test_bandwidth(void **state) {
+        (void)state;
+        json_t *p = apply("net.bandwidth", "{\"delivery\":\"tbf\",\"rate\":8000000,\"burst\":10240}");
+        assert_rate(measure_rate(pair.b, pair.a, pair.addr_a, 7040), 8e6, "tbf egress");
+        undo("net.bandwidth", p);
+        p = apply("net.bandwidth", "{\"delivery\":\"tbf\",\"rate\":4000000,\"burst\":10240,\"direction\":\"ingress\"}");
+        assert_rate(measure_rate(pair.a, pair.b, pair.addr_b, 7041), 4e6, "tbf ingress (IFB)");
+        undo("net.bandwidth", p);
+        p = apply("net.bandwidth", "{\"delivery\":\"shaper\",\"rate\":8000000,\"burst\":10240,\"port\":7042,\"protocol\":\"tcp\"}");
+        assert_rate(measure_rate(pair.b, pair.a, pair.addr_a, 7042), 8e6, "shaper, port 7042");
+        assert_true(measure_rate(pair.b, pair.a, pair.addr_a, 7043) > 50e6);
+        undo("net.bandwidth", p);
+}
+
+/* ---- the agent dies holding faults ------------------------------------------------ */
+
+static int agent_stand_in(void *arg, int out) {
+        char partition[160];
+        snprintf(partition, sizeof(partition), "{\"delivery\":\"nft\",\"direction\":\"both\",\"peers\":[\"%s\"]}",
+                 addr_a2);
+        const char *const faults[][2] = {
+                { "net.partition", partition },
+                { "net.latency", "{\"delivery\":\"shaper\",\"delay_ms\":100}" },
+                { "net.bandwidth", "{\"delivery\":\"tbf\",\"rate\":1000000,\"direction\":\"both\"}" },
+        };
+        static const char *const leases[] = { "l-00000000000000a1", "l-00000000000000a2", "l-00000000000000a3" };
+        (void)arg;
+        for (size_t i = 0; i < 3; i++) {
+                json_t *p = json_loads(faults[i][1], 0, NULL);
+                struct fault_exec fx = fx_of(faults[i][0], p);
+                fx.lease_id = leases[i];
+                struct mh_error e = { 0 };
+                if (fault_apply_net(&fx, &e) < 0) {
+                        dprintf(out, "%s: %s", faults[i][0], e.msg);
+                        return 1;
+                }
+        }
+        dprintf(out, "ok");
+        close(out);
+        return hold_forever(NULL, -1);
+}
+
+static void test_agent_killed(void **state) {
+        (void)state;
+        int fd;
+        char buf[512] = "";
+        int p[2];
+        assert_int_equal(pipe(p), 0);
+        pid_t agent = fork();
+        assert_true(agent >= 0);
+        if (agent == 0) {
+                close(p[0]);
+                _exit(agent_stand_in(NULL, p[1]));
+        }
+        close(p[1]);
+        fd = p[0];
+        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        close(fd);
+        if (n <= 0 || strncmp(buf, "ok", 2) != 0)
+                fail_msg("stand-in: %s", buf);
+        assert_added(measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, 100, "held by the stand-in");
+        kill(agent, SIGKILL);
+        waitpid(agent, NULL, 0);
+        double t0 = monotonic_ms();
+        const char *const leases[] = { "l-00000000000000a1", "l-00000000000000a2", "l-00000000000000a3" };
+        for (size_t i = 0; i < 3; i++) {
+                char detail[512] = "";
+                int r = 1;
+                for (int tries = 0; tries < 100 && r != 0; tries++) {
+                        r = net_ns_residue(&target, leases[i], 0, true, detail, sizeof(detail));
+                        if (r != 0)
+                                usleep(20000);
+                }
+                if (r != 0)
+                        fail_msg("residue of %s after SIGKILL: %s", leases[i], detail);
+        }
+        print_message("no residue %.0f ms after SIGKILL of the holder\n", monotonic_ms() - t0);
+        assert_added(measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, 0, "after SIGKILL");
+        assert_int_equal(measure_connect(pair.b, pair.a, addr_a2, 7021), 0);
+}
+
+/* ---- setup ----------------------------------------------------------------- */
+
+static int setup(void **state) {
+        (void)state;
+        const char *agent = getenv("MAYHEM_AGENT_BIN");
+        if (agent)
+                fault_net_guard_exe_set(agent);
+        if (netns_pair_create(&pair, "mhfx", SUBNET) < 0)
+                return -1;
+        snprintf(addr_a2, sizeof(addr_a2), "10.%d.0.3", SUBNET);
+        struct cmd_result r = run_command(
+                NULL, (const char *const[]){ "ip", "-n", pair.a, "addr", "add", "10.214.0.3/24", "dev", pair.dev_a, NULL });
+        cmd_result_done(&r);
+        int fd;
+        holder = netns_fork(pair.b, hold_forever, NULL, &fd);
+        close(fd);
+        if (holder < 0 || proc_identity_read(holder, &target, NULL) < 0)
+                return -1;
+        char link[64] = "", path[64];
+        snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)holder);
+        ssize_t n = readlink(path, link, sizeof(link) - 1);
+        struct stat st;
+        stat("/run/netns/mhfx-b", &st);
+        print_message("holder %d in %.*s; mhfx-b is %lu\n", (int)holder, (int)n, link, (unsigned long)st.st_ino);
+        baseline_ms = measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50;
+        print_message("baseline RTT %.3f ms\n", baseline_ms);
+        return 0;
+}
+
+static int teardown(void **state) {
+        (void)state;
+        if (holder > 0) {
+                kill(holder, SIGKILL);
+                waitpid(holder, NULL, 0);
+        }
+        netns_pair_destroy(&pair);
+        return 0;
+}
+
+int main(void) {
+        if (geteuid() != 0)
+                return 77;
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_latency),
+                cmocka_unit_test(test_latency_directions_and_jitter),
+                cmocka_unit_test(test_latency_scoped),
+                cmocka_unit_test(test_reorder),
+                cmocka_unit_test(test_loss),
+                cmocka_unit_test(test_duplicate),
+                cmocka_unit_test(test_partition),
+                cmocka_unit_test(test_reset_refuse),
+                cmocka_unit_test(test_bandwidth),
+                cmocka_unit_test(test_agent_killed),
+        };
+        return cmocka_run_group_tests(tests, setup, teardown);
+}
