@@ -524,6 +524,76 @@ static void test_ipv6_drop(void **state) {
         holder_stop(&h);
 }
 
+/* ---- what the kernel refuses ---- */
+
+#define N_ERRORS 11
+
+/* Each call's result in order, then the message of the missing-chain rule. */
+static int kernel_errors_fn(void *arg, int out) {
+        struct nft_owner_table *t = NULL, *nd = NULL;
+        struct mh_error e = { 0 }, missing = { 0 };
+        struct nft_chain_spec in = { .name = "in", .hook = NFT_HOOK_INPUT },
+                              post = { .name = "post", .hook = NFT_HOOK_POSTROUTING },
+                              ghost = { .name = "g", .hook = NFT_HOOK_INGRESS, .device = "mhnf-nodev" };
+        struct nft_rule_spec drop = { .action = NFT_ACTION_DROP },
+                             reject = { .l4 = NFT_L4_TCP, .action = NFT_ACTION_REJECT_TCP_RESET },
+                             queue = { .action = NFT_ACTION_QUEUE, .queue.via = NFT_QUEUE_NATIVE },
+                             queue_auto = { .action = NFT_ACTION_QUEUE },
+                             dupdev = { .mark_guard = 1,
+                                        .action = NFT_ACTION_DUP_DEVICE,
+                                        .dup.device = "mhnf-nodev" };
+        struct nft_rule_handles hs = { 0 };
+        (void)arg;
+        if (nft_owner_table_create("inet", TABLE, &t, &e) < 0 ||
+            nft_owner_table_create("netdev", TABLE, &nd, &e) < 0)
+                return 1;
+        /* One by one: the order matters (an initializer list has none). */
+        int r[N_ERRORS], k = 0;
+        r[k++] = nft_chain_add(t, &in, &e);
+        r[k++] = nft_chain_add(t, &in, &e);
+        r[k++] = nft_chain_add(nd, &ghost, &e);
+        r[k++] = nft_rule_add(t, "nope", &drop, NULL, &missing);
+        r[k++] = nft_chain_add(t, &post, &e);
+        r[k++] = nft_rule_add(t, "post", &reject, NULL, &e);
+        r[k++] = nft_rule_add(t, "in", &queue, NULL, &e);
+        r[k++] = nft_rule_add(t, "in", &queue_auto, NULL, &e);
+        r[k++] = nft_chain_flush(t, "nope", &e);
+        r[k++] = nft_rule_delete(t, "in", 999999, &e);
+        r[k++] = nft_rule_add(nd, "x", &dupdev, NULL, &e);
+        for (size_t i = 0; i < N_ERRORS; i++)
+                dprintf(out, "%d ", r[i]);
+        /* The socket still works after all that. */
+        k = nft_rule_add(t, "in", &drop, &hs, &e);
+        dprintf(out, "%d %zu|%s", k, hs.n, missing.msg);
+        nft_owner_table_free(nd);
+        nft_owner_table_free(t);
+        return 0;
+}
+
+static void test_kernel_errors(void **state) {
+        (void)state;
+        char out[1400];
+        int fd, r[N_ERRORS + 1];
+        size_t n;
+        pid_t pid = netns_fork(pair.a, kernel_errors_fn, NULL, &fd);
+        assert_int_equal(netns_collect(pid, fd, out, sizeof(out)), 0);
+        print_message("%s\n", out);
+        char *p = out;
+        for (size_t i = 0; i <= N_ERRORS; i++)
+                r[i] = (int)strtol(p, &p, 10);
+        assert_int_equal(sscanf(p, " %zu", &n), 1);
+        const int want[N_ERRORS + 1] = { 0,       -EEXIST, -ENODEV, -ENOENT, 0,       -EOPNOTSUPP,
+                                         -ENOENT, -ENOENT, -ENOENT, -ENOENT, -ENODEV, 0 };
+        /* Linux >= 6.16 keeps netdev hooks by name and attaches them when a
+         * device of that name appears, so a missing device is no error there. */
+        assert_true(r[2] == 0 || r[2] == -ENODEV);
+        r[2] = want[2];
+        for (size_t i = 0; i <= N_ERRORS; i++)
+                assert_int_equal(r[i], want[i]);
+        assert_int_equal(n, 1);
+        assert_non_null(strstr(out, "rule 1 (drop) in chain nope"));
+}
+
 /* ---- probes and refusals ---- */
 
 static void test_probes(void **state) {
@@ -600,6 +670,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_spec_check),
                 cmocka_unit_test(test_probes),
+                cmocka_unit_test(test_kernel_errors),
                 cmocka_unit_test_teardown(test_drop_probability, kill_holder),
                 cmocka_unit_test_teardown(test_partition_drop, kill_holder),
                 cmocka_unit_test_teardown(test_delete_one_rule, kill_holder),
