@@ -594,7 +594,7 @@ static void test_kernel_errors(void **state) {
         assert_non_null(strstr(out, "rule 1 (drop) in chain nope"));
 }
 
-/* ---- probes and refusals ---- */
+/* ---- probes (the spec check is in tests/unit/test-nft-rule.c) ---- */
 
 static void test_probes(void **state) {
         (void)state;
@@ -607,40 +607,6 @@ static void test_probes(void **state) {
         assert_int_equal(xt, 1);
         /* Remembered. */
         assert_int_equal(nft_queue_supported(&e), queue);
-}
-
-static void test_spec_check(void **state) {
-        (void)state;
-        struct mh_error e = { 0 };
-        struct nft_rule_spec ok = {
-                .l4 = NFT_L4_TCP, .dport = 5432, .probability = 3000, .action = NFT_ACTION_DROP
-        };
-        assert_int_equal(nft_rule_spec_check("inet", &ok, &e), 0);
-        const struct nft_rule_spec bad[] = {
-                { .l4 = NFT_L4_TCP },
-                { .dport = 1, .action = NFT_ACTION_DROP },
-                { .l4 = NFT_L4_UDP, .tcp_flags = NFT_TCP_FLAGS_SYN, .action = NFT_ACTION_DROP },
-                { .l4 = NFT_L4_UDP, .action = NFT_ACTION_REJECT_TCP_RESET },
-                { .probability = 10001, .action = NFT_ACTION_DROP },
-                { .peers = { "10.0.0.1", "nope" }, .action = NFT_ACTION_DROP },
-                { .l3 = NFT_L3_IPV6, .peers = { "10.0.0.1" }, .action = NFT_ACTION_DROP },
-                { .action = NFT_ACTION_DUP_ADDR, .dup.addr = "10.0.0.1" },
-                { .action = NFT_ACTION_DUP_DEVICE, .dup.device = "eth0" },
-                { .action = NFT_ACTION_QUEUE, .queue = { .num = 65535, .total = 2 } },
-                { .action = NFT_ACTION_QUEUE, .queue.via = NFT_QUEUE_XT },
-                { .action = NFT_ACTION_CORRUPT },
-                { .action = NFT_ACTION_DROP, .queue.bypass = true },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                e.msg[0] = '\0';
-                assert_int_equal(nft_rule_spec_check("inet", &bad[i], &e), -EINVAL);
-                print_message("refused %zu: %s\n", i, e.msg);
-                assert_true(e.msg[0] != '\0');
-        }
-        assert_int_equal(nft_rule_spec_check("bridge", &ok, &e), -EINVAL);
-        struct nft_rule_spec v6 = { .peers = { "fd00::1" }, .action = NFT_ACTION_DROP };
-        assert_int_equal(nft_rule_spec_check("ip", &v6, &e), -EINVAL);
-        assert_int_equal(nft_rule_spec_check("ip6", &v6, &e), 0);
 }
 
 static int kill_holder(void **state) {
@@ -668,7 +634,6 @@ int main(void) {
         if (geteuid() != 0)
                 return 77;
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_spec_check),
                 cmocka_unit_test(test_probes),
                 cmocka_unit_test(test_kernel_errors),
                 cmocka_unit_test_teardown(test_drop_probability, kill_holder),
