@@ -3,6 +3,7 @@
 #include "nft-rule.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <libnftnl/chain.h>
 #include <libnftnl/common.h>
@@ -58,10 +59,10 @@ static int batch_start(struct batch *b, struct nft_owner_table *t, bool want_han
         return 0;
 }
 
-/* The header of the next acked message; NULL when the batch is full. */
+/* The header of the next acked message. Callers add at most
+ * NFT_RULE_PEERS_MAX messages to a batch, below NFT_REPLY_MSGS_MAX. */
 static struct nlmsghdr *batch_msg(struct batch *b, uint16_t type, uint16_t flags, const char *what) {
-        if (b->reply.n >= NFT_REPLY_MSGS_MAX)
-                return NULL;
+        assert(b->reply.n < NFT_REPLY_MSGS_MAX);
         snprintf(b->what[b->reply.n], WHAT_MAX, "%s", what);
         b->reply.n++;
         return nftnl_nlmsg_build_hdr(
