@@ -182,7 +182,7 @@ struct blast_args {
 
 static int sink_fn(void *arg, int out) {
         struct udp_sink_result r;
-        if (udp_sink(*(int *)arg, 1000, 15000, &r) < 0)
+        if (udp_sink(*(int *)arg, 500, 3000, &r) < 0) /* the blast takes 0.5 s */
                 return 1;
         dprintf(out, "%u %u %u", r.received, r.unique, r.duplicates);
         return 0;
@@ -191,7 +191,7 @@ static int sink_fn(void *arg, int out) {
 static int blast_fn(void *arg, int out) {
         const struct blast_args *a = arg;
         (void)out;
-        return udp_blast(a->addr, a->port, a->count, 2000, 64) < 0;
+        return udp_blast(a->addr, a->port, a->count, 4000, 64) < 0;
 }
 
 static struct udp_sink_result udp_measure(const char *addr, int port) {
@@ -217,7 +217,9 @@ struct tcp_args {
 };
 
 static int server_fn(void *arg, int out) {
-        dprintf(out, "%ld", tcp_server(*(int *)arg, true, 2500));
+        const struct tcp_args *a = arg;
+        /* Long enough for the client, which starts 100 ms later. */
+        dprintf(out, "%ld", tcp_server(a->port, true, a->timeout_ms + 500));
         return 0;
 }
 
@@ -233,7 +235,7 @@ static int tcp_measure_for(const char *addr, int port, bool listen, int timeout_
         struct tcp_args a = { addr, port, timeout_ms };
         char srv_out[32], cli_out[32];
         int srv_fd = -1, cli_fd;
-        pid_t srv = listen ? netns_fork(pair.b, server_fn, &port, &srv_fd) : -1;
+        pid_t srv = listen ? netns_fork(pair.b, server_fn, &a, &srv_fd) : -1;
         usleep(100000);
         pid_t cli = netns_fork(pair.a, connect_fn, &a, &cli_fd);
         assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
@@ -441,7 +443,7 @@ static int corrupt_sink_fn(void *arg, int out) {
         for (unsigned i = 0; i < 4 * PACKETS; i++) {
                 struct pollfd p = { .fd = fd, .events = POLLIN };
                 unsigned char buf[128];
-                if (poll(&p, 1, c.received ? 1000 : 5000) <= 0)
+                if (poll(&p, 1, c.received ? 500 : 5000) <= 0)
                         break;
                 ssize_t n = recv(fd, buf, sizeof(buf), 0);
                 c.received++;
