@@ -56,8 +56,12 @@ static void on_error(struct nft_reply *r, const uint8_t *payload, size_t len) {
                 r->acked_seq[i] = true;
                 r->acked++;
         }
-        if (batch)
+        if (batch) {
+                /* The whole batch failed: nothing more is to come. */
+                for (size_t k = 0; k < r->n; k++)
+                        r->acked_seq[k] = true;
                 r->acked = r->n;
+        }
 }
 
 static void on_newrule(struct nft_reply *r, const struct nlmsghdr *h, const uint8_t *payload, size_t len) {

@@ -3,12 +3,14 @@
 #include "nft-rule.h"
 
 #include <arpa/inet.h>
+#include <assert.h>
 #include <errno.h>
 #include <libnftnl/chain.h>
 #include <libnftnl/common.h>
 #include <libnftnl/rule.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nfnetlink.h>
+#include <linux/netlink.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,10 +59,10 @@ static int batch_start(struct batch *b, struct nft_owner_table *t, bool want_han
         return 0;
 }
 
-/* The header of the next acked message; NULL when the batch is full. */
+/* The header of the next acked message. Callers add at most
+ * NFT_RULE_PEERS_MAX messages to a batch, below NFT_REPLY_MSGS_MAX. */
 static struct nlmsghdr *batch_msg(struct batch *b, uint16_t type, uint16_t flags, const char *what) {
-        if (b->reply.n >= NFT_REPLY_MSGS_MAX)
-                return NULL;
+        assert(b->reply.n < NFT_REPLY_MSGS_MAX);
         snprintf(b->what[b->reply.n], WHAT_MAX, "%s", what);
         b->reply.n++;
         return nftnl_nlmsg_build_hdr(
@@ -96,13 +98,18 @@ static int batch_recv(struct batch *b, char *buf) {
                         return negative_errno();
                 if (k == 0)
                         return -ETIMEDOUT;
-                ssize_t n = recv(fd, buf, RECV_SIZE, MSG_DONTWAIT | MSG_TRUNC);
+                struct sockaddr_nl from = { 0 };
+                socklen_t fl = sizeof(from);
+                ssize_t n = recvfrom(
+                        fd, buf, RECV_SIZE, MSG_DONTWAIT | MSG_TRUNC, (struct sockaddr *)&from, &fl);
                 if (n < 0 && (errno == EINTR || errno == EAGAIN))
                         continue;
                 if (n < 0)
                         return negative_errno();
                 if ((size_t)n > RECV_SIZE)
                         return -EMSGSIZE;
+                if (from.nl_pid != 0) /* not the kernel: another socket of this netns */
+                        continue;
                 k = nft_reply_feed(&b->reply, buf, (size_t)n);
                 if (k != 0)
                         return k < 0 ? k : 0;
@@ -329,6 +336,10 @@ int nft_rule_add(
          * target is the fallback where xtables targets are allowed. */
         if (k == -ENOENT && queue && spec->queue.via == NFT_QUEUE_AUTO &&
             (t->family == NFPROTO_IPV4 || t->family == NFPROTO_IPV6))
-                k = rule_add_via(t, chain, spec, NFT_QUEUE_XT, ret_handles, reterr);
+                return rule_add_via(t, chain, spec, NFT_QUEUE_XT, ret_handles, reterr);
+        if (k == -ENOENT && queue && reterr)
+                mh_error_prefix(
+                        reterr, "no such chain, or this kernel has no nft queue expression "
+                                "(CONFIG_NFT_QUEUE; the xt NFQUEUE target works in ip and ip6 tables): ");
         return k;
 }

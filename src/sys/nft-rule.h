@@ -54,7 +54,9 @@ struct nft_chain_spec {
 
 /* Adds a base chain to t. -EEXIST when the chain exists; -EOPNOTSUPP from the
  * kernel for a hook it does not know (netdev egress before 5.16); -ENODEV for a
- * netdev chain whose device does not exist in the table's namespace. */
+ * netdev chain whose device does not exist in the table's namespace, before
+ * Linux 6.16: from 6.16 the kernel keeps the hook by name and attaches it when
+ * a device of that name appears (measured on 6.18: the chain is added). */
 int nft_chain_add(struct nft_owner_table *t, const struct nft_chain_spec *c, struct mh_error *reterr);
 
 /* Deletes every rule of chain (the chain stays), e.g. to switch a flapping
@@ -104,9 +106,11 @@ enum nft_action {
         NFT_ACTION_REJECT_TCP_RESET,    /* reject with tcp reset (needs l4 tcp) */
         NFT_ACTION_REJECT_PORT_UNREACH, /* ICMP / ICMPv6 port unreachable (icmpx in inet and netdev) */
         NFT_ACTION_QUEUE,               /* to an NFQUEUE, see queue below */
-        NFT_ACTION_DUP_ADDR,            /* dup to dup.addr: a copy routed to that address (ip/ip6 tables) */
-        NFT_ACTION_DUP_DEVICE,          /* meta mark set mark_guard, dup to device dup.device (netdev) */
-        NFT_ACTION_CORRUPT,             /* flip corrupt.mask in L4 payload byte corrupt.offset */
+        /* dup to dup.addr: a copy routed to that address (ip/ip6 tables; the
+         * kernel has no dup expression for inet tables) */
+        NFT_ACTION_DUP_ADDR,
+        NFT_ACTION_DUP_DEVICE, /* meta mark set mark_guard, dup to device dup.device (netdev) */
+        NFT_ACTION_CORRUPT,    /* flip corrupt.mask in L4 payload byte corrupt.offset */
         _NFT_ACTION_MAX,
 };
 const char *nft_action_to_string(enum nft_action a);
@@ -145,7 +149,10 @@ struct nft_rule_spec {
          * mixed in inet and netdev tables. */
         const char *peers[NFT_RULE_PEERS_MAX];
         enum nft_peer_field peer_field;
-        bool not_loopback;            /* iifname != "lo" */
+        /* iifname != "lo". Packets without an input device (output,
+         * postrouting, egress) have no iifname, so the whole rule never
+         * matches there: use it on the receiving side only. */
+        bool not_loopback;
         uint32_t mark_guard;          /* meta mark != mark_guard; 0: no test */
         enum nft_tcp_flags tcp_flags; /* needs l4 tcp */
         unsigned probability;         /* numgen random mod 10000 < p; 0 or 10000: always */
@@ -166,7 +173,10 @@ struct nft_rule_spec {
                  * mark_guard (required) on the packet before copying, so the
                  * copy - and the original, which keeps the mark - no longer
                  * matches; without that, a copy sent out of the device it was
-                 * taken on (egress) is copied again. */
+                 * taken on (egress) is copied again. The kernel takes an
+                 * ifindex: the name is looked up (if_nametoindex()) in the
+                 * *caller's* netns, so call from the table's namespace;
+                 * -ENODEV when it is not there. */
                 const char *device;
         } dup;
         struct {
@@ -177,7 +187,11 @@ struct nft_rule_spec {
                  * is left to offload (CHECKSUM_PARTIAL: sent from this host
                  * through a device with tx checksumming, veth by default) gets
                  * its checksum computed over the corrupted bytes, or is never
-                 * checked at all on veth, and arrives corrupted instead. */
+                 * checked at all on veth, and arrives corrupted instead
+                 * (measured on Linux 6.18: 2000 of 2000 UDP datagrams over
+                 * veth arrived with the bit flipped, none dropped). Uses the
+                 * payload expression's "inner header" base (the L4 payload,
+                 * Linux >= 6.2). */
                 uint16_t offset;
                 uint8_t mask; /* bits to flip; 0 means 0x01 */
         } corrupt;
@@ -188,11 +202,12 @@ struct nft_rule_spec {
  * with a message saying why (-EINVAL): no action or a value out of range;
  * ports or tcp_flags without l4 tcp/udp (tcp); reset without l4 tcp; a peer or
  * dup.addr that is not an address literal, or whose family differs from l3, the
- * table's family or dup.addr; probability over 10000; DUP_ADDR in a netdev
- * table, DUP_DEVICE outside one or without mark_guard; queue.num + total beyond
+ * table's family or dup.addr; probability over 10000; DUP_ADDR outside ip
+ * and ip6 tables, DUP_DEVICE outside netdev tables or without mark_guard; queue.num + total beyond
  * 65536, or via XT in an inet or netdev table; CORRUPT without l4 tcp/udp;
  * dup/queue parameters given for another action. What depends on the chain's
- * hook (e.g. reject only in input, forward, output) is left to the kernel. */
+ * hook (e.g. reject only in prerouting, input, forward, output: -EOPNOTSUPP in
+ * postrouting) is left to the kernel. */
 int nft_rule_spec_check(const char *family, const struct nft_rule_spec *spec, struct mh_error *reterr);
 
 struct nft_rule_handles {
@@ -202,7 +217,9 @@ struct nft_rule_handles {
 
 /* Appends the rule(s) of spec to chain of t, in one batch. The kernel echoes
  * each added rule (NLM_F_ECHO) and *ret_handles gets their handles, for
- * nft_rule_delete(); ret_handles may be NULL. Errors: those of
+ * nft_rule_delete(); ret_handles may be NULL. A queue via AUTO that the kernel
+ * refuses natively is sent again as a second batch with the xt target (in ip
+ * and ip6 tables; the first batch left nothing behind). Errors: those of
  * nft_rule_spec_check(); the kernel's errno otherwise, e.g. -ENOENT for a
  * missing chain or an expression this kernel does not have, -EOPNOTSUPP for an
  * action its hook does not allow, -ENODEV for a dup device that does not exist
