@@ -26,6 +26,7 @@
 #include "common/netns-pair.h"
 #include "common/netprobe.h"
 #include "common/run-command.h"
+#include "common/shaper-child.h"
 #include "shaper/shaper.h"
 
 /* The shaper on real traffic, as root: side a's OUTPUT to side b goes to an
@@ -48,7 +49,6 @@
 #define PORT_ECHO       7131
 #define PORT_SINK       7132
 #define PORT_TCP        7133
-#define READY_MS        5000
 #define REFLECT_IDLE_MS 1500
 #define REFLECT_MAX_MS  30000
 #define RATE_SEND_MS    3000
@@ -92,116 +92,22 @@ static bool rule_present(void) {
 
 /* ---- the shaper child ---- */
 
-struct shaper_child {
-        pid_t pid;
-        int cmd_fd, out_fd;
-};
-
 static struct shaper_child child = { .pid = -1, .cmd_fd = -1, .out_fd = -1 };
 
-struct child_args {
-        uint16_t queue;
-        struct shaper_config config;
-        int cmd[2];
-};
-
-static int shaper_main(void *arg, int out) {
-        struct child_args *a = arg;
-        struct mh_error e = { 0 };
-        struct shaper *s = NULL;
-        struct shaper_stats st;
-        int fd, r;
-        char c;
-
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        close(a->cmd[1]);
-        r = shaper_queue_open(a->queue, &fd, &e);
-        if (r >= 0)
-                r = shaper_start(fd, a->queue, &a->config, &s, &e);
-        if (r < 0) {
-                dprintf(out, "error %d %s\n", r, e.msg);
-                return 1;
-        }
-        dprintf(out, "ready\n");
-        while (read(a->cmd[0], &c, 1) < 0 && errno == EINTR)
-                ;
-        shaper_stats(s, &st);
-        uint64_t held = st.held;
-        r = shaper_stop(s);
-        shaper_stats(s, &st);
-        dprintf(out,
-                "stopped %d held %" PRIu64 " seen %" PRIu64 " released %" PRIu64 " immediate %" PRIu64
-                " overflow %" PRIu64 " flushed %" PRIu64 " errors %" PRIu64 " overruns %" PRIu64
-                " late_p50 %.0f late_p99 %.0f late_max %.0f held_max %" PRIu64 " msgs %" PRIu64
-                " sends %" PRIu64 "\n",
-                r, held, st.seen, st.released, st.immediate, st.overflow, st.flushed, st.errors,
-                st.rx_overruns, st.late_p50_us, st.late_p99_us, st.late_max_us, st.held_max, st.verdict_msgs,
-                st.verdict_sends);
-        shaper_free(s);
-        return r < 0 ? 2 : 0;
-}
-
-static int read_line(int fd, char *buf, size_t size, int timeout_ms) {
-        size_t len = 0;
-        double end = monotonic_ms() + timeout_ms;
-        while (len + 1 < size) {
-                struct pollfd p = { .fd = fd, .events = POLLIN };
-                int left = (int)(end - monotonic_ms());
-                if (left <= 0 || poll(&p, 1, left) <= 0)
-                        break;
-                if (read(fd, buf + len, 1) != 1)
-                        break;
-                if (buf[len++] == '\n')
-                        break;
-        }
-        buf[len] = '\0';
-        return (int)len;
-}
-
-static void shaper_child_start(uint16_t queue, const struct shaper_config *config) {
-        struct child_args a = { .queue = queue, .config = *config };
-        char line[256];
-        assert_int_equal(pipe2(a.cmd, O_CLOEXEC), 0);
-        child.pid = netns_fork(pair.a, shaper_main, &a, &child.out_fd);
-        close(a.cmd[0]);
-        child.cmd_fd = a.cmd[1];
-        assert_true(child.pid > 0);
-        read_line(child.out_fd, line, sizeof(line), READY_MS);
-        if (strcmp(line, "ready\n") != 0)
+static void child_start(uint16_t queue, const struct shaper_config *config) {
+        char line[1200] = "";
+        if (shaper_child_start(&child, pair.a, queue, config, line, sizeof(line)) < 0)
                 fail_msg("shaper child: %s", line);
 }
 
 /* Stops the shaper (shaper_stop in the child) and returns its stats line. */
-static void shaper_child_stop(char *out, size_t size) {
-        assert_int_equal(write(child.cmd_fd, "s", 1), 1);
-        close(child.cmd_fd);
-        child.cmd_fd = -1;
-        int code = netns_collect(child.pid, child.out_fd, out, size);
-        child.pid = -1;
-        child.out_fd = -1;
+static void child_stop(char *out, size_t size) {
+        int code = shaper_child_stop(&child, out, size);
         print_message("shaper: %s", out);
         assert_int_equal(code, 0);
 }
 
-static void shaper_child_kill(void) {
-        if (child.pid > 0) {
-                kill(child.pid, SIGKILL);
-                while (waitpid(child.pid, NULL, 0) < 0 && errno == EINTR)
-                        ;
-        }
-        if (child.cmd_fd >= 0)
-                close(child.cmd_fd);
-        if (child.out_fd >= 0)
-                close(child.out_fd);
-        child = (struct shaper_child){ .pid = -1, .cmd_fd = -1, .out_fd = -1 };
-}
-
-static uint64_t stat_of(const char *line, const char *key) {
-        char k[32];
-        snprintf(k, sizeof(k), " %s ", key);
-        const char *p = strstr(line, k);
-        return p ? strtoull(p + strlen(k), NULL, 10) : UINT64_MAX;
-}
+#define stat_of shaper_child_stat
 
 /* ---- measuring ---- */
 
@@ -272,9 +178,9 @@ static void test_delay(void **state) {
         rule_add(Q_DELAY);
         for (size_t i = 0; i < ELEMENTSOF(delays); i++) {
                 char out[512];
-                shaper_child_start(Q_DELAY, &(struct shaper_config){ .delay_ms = delays[i] });
+                child_start(Q_DELAY, &(struct shaper_config){ .delay_ms = delays[i] });
                 struct rtt m = measure_rtt(50, 20000, (int)delays[i] + 500);
-                shaper_child_stop(out, sizeof(out));
+                child_stop(out, sizeof(out));
                 assert_delay(delays[i], &m);
                 assert_int_equal(stat_of(out, "errors"), 0);
         }
@@ -284,9 +190,9 @@ static void test_jitter(void **state) {
         (void)state;
         char out[512];
         rule_add(Q_JITTER);
-        shaper_child_start(Q_JITTER, &(struct shaper_config){ .delay_ms = 50, .jitter_ms = 20 });
+        child_start(Q_JITTER, &(struct shaper_config){ .delay_ms = 50, .jitter_ms = 20 });
         struct rtt m = measure_rtt(200, 5000, 600);
-        shaper_child_stop(out, sizeof(out));
+        child_stop(out, sizeof(out));
         print_message(
                 "delay 50 ms jitter 20 ms: RTT p10 %.3f p50 %.3f p90 %.3f ms: spread p90-p10 %.3f ms\n",
                 m.p10, m.p50, m.p90, m.p90 - m.p10);
@@ -343,12 +249,11 @@ static void test_reorder(void **state) {
         int fd;
         struct udp_sink_result r;
         rule_add(Q_REORDER);
-        shaper_child_start(
-                Q_REORDER, &(struct shaper_config){ .reorder_percent = 25, .reorder_delay_ms = 10 });
+        child_start(Q_REORDER, &(struct shaper_config){ .reorder_percent = 25, .reorder_delay_ms = 10 });
         pid_t srv = sink_start(&fd);
         run_blast(2000, 2000);
         sink_collect(srv, fd, &r);
-        shaper_child_stop(out, sizeof(out));
+        child_stop(out, sizeof(out));
         print_message(
                 "reorder 25%% delay 10 ms: %u received, %u unique, %u reordered, %u duplicates\n",
                 r.received, r.unique, r.reordered, r.duplicates);
@@ -404,7 +309,7 @@ static void test_rate(void **state) {
         int srv_fd, cli_fd;
         const double rate = 8e6;
         rule_add(Q_RATE);
-        shaper_child_start(Q_RATE, &(struct shaper_config){ .rate_bps = (uint64_t)rate });
+        child_start(Q_RATE, &(struct shaper_config){ .rate_bps = (uint64_t)rate });
         pid_t srv = netns_fork(pair.b, tcp_recv_rate, NULL, &srv_fd);
         assert_true(srv > 0);
         usleep(100000);
@@ -412,7 +317,7 @@ static void test_rate(void **state) {
         assert_true(cli > 0);
         assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
         assert_int_equal(netns_collect(srv, srv_fd, srv_out, sizeof(srv_out)), 0);
-        shaper_child_stop(out, sizeof(out));
+        child_stop(out, sizeof(out));
         long bytes;
         double ms;
         assert_int_equal(sscanf(srv_out, "%ld %lf", &bytes, &ms), 2);
@@ -507,12 +412,12 @@ static void test_bypass_on_stop(void **state) {
         struct watcher w;
         unsigned lost;
         rule_add(Q_STOP);
-        shaper_child_start(Q_STOP, &(struct shaper_config){ .delay_ms = 200 });
+        child_start(Q_STOP, &(struct shaper_config){ .delay_ms = 200 });
         struct rtt m = measure_rtt(10, 20000, 700);
         assert_delay(200, &m);
         watch_start(&w);
         double t0 = mono_abs_ms();
-        shaper_child_stop(out, sizeof(out));
+        child_stop(out, sizeof(out));
         double stopped = mono_abs_ms() - t0;
         double recovery = watch_recovery(&w, t0, &lost);
         struct rtt after = measure_rtt(50, 10000, 300);
@@ -534,7 +439,7 @@ static void test_bypass_on_kill(void **state) {
         struct watcher w;
         unsigned lost;
         rule_add(Q_KILL);
-        shaper_child_start(Q_KILL, &(struct shaper_config){ .delay_ms = 200 });
+        child_start(Q_KILL, &(struct shaper_config){ .delay_ms = 200 });
         struct rtt m = measure_rtt(10, 20000, 700);
         assert_delay(200, &m);
         watch_start(&w);
@@ -544,7 +449,7 @@ static void test_bypass_on_kill(void **state) {
                 ;
         double reaped = mono_abs_ms() - t0;
         child.pid = -1;
-        shaper_child_kill();
+        shaper_child_kill(&child);
         double recovery = watch_recovery(&w, t0, &lost);
         struct rtt after = measure_rtt(50, 10000, 300);
         print_message(
@@ -567,10 +472,10 @@ static void test_stop_flushes(void **state) {
         int fd;
         struct udp_sink_result r;
         rule_add(Q_FLUSH);
-        shaper_child_start(Q_FLUSH, &(struct shaper_config){ .delay_ms = 500 });
+        child_start(Q_FLUSH, &(struct shaper_config){ .delay_ms = 500 });
         pid_t srv = sink_start(&fd);
         run_blast(200, 1000);
-        shaper_child_stop(out, sizeof(out));
+        child_stop(out, sizeof(out));
         sink_collect(srv, fd, &r);
         print_message(
                 "stop with %" PRIu64 " held: %" PRIu64 " flushed, %u of 200 received\n",
@@ -610,7 +515,7 @@ static void test_queue_busy(void **state) {
 
 static int case_teardown(void **state) {
         (void)state;
-        shaper_child_kill();
+        shaper_child_kill(&child);
         iptables_a((const char *const[]){ "-F", "OUTPUT", NULL });
         return 0;
 }
@@ -627,7 +532,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
         (void)state;
-        shaper_child_kill();
+        shaper_child_kill(&child);
         netns_pair_destroy(&pair);
         return 0;
 }
