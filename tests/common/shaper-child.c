@@ -34,6 +34,13 @@ static void print_stats(int out, int r, uint64_t held, const struct shaper_stats
                 st->verdict_msgs, st->verdict_sends);
 }
 
+static ssize_t read_cmd(int fd, void *buf, size_t size) {
+        ssize_t n;
+        while ((n = read(fd, buf, size)) < 0 && errno == EINTR)
+                ;
+        return n;
+}
+
 static int child_main(void *arg, int out) {
         struct child_args *a = arg;
         struct mh_error e = { 0 };
@@ -52,8 +59,12 @@ static int child_main(void *arg, int out) {
                 return 1;
         }
         dprintf(out, "ready\n");
-        while (read(a->cmd[0], &ch, 1) < 0 && errno == EINTR)
-                ;
+        while (read_cmd(a->cmd[0], &ch, 1) == 1 && ch == 'u') {
+                struct shaper_config c;
+                if (read_cmd(a->cmd[0], &c, sizeof(c)) != (ssize_t)sizeof(c))
+                        break;
+                dprintf(out, "updated %d\n", shaper_update(s, &c, NULL));
+        }
         shaper_stats(s, &st);
         uint64_t held = st.held;
         r = shaper_stop(s);
@@ -104,6 +115,17 @@ int shaper_child_start(
                 return -1;
         }
         return 0;
+}
+
+int shaper_child_update(struct shaper_child *c, const struct shaper_config *config) {
+        char buf[1 + sizeof(*config)], line[64];
+        buf[0] = 'u';
+        memcpy(buf + 1, config, sizeof(*config));
+        /* One write below PIPE_BUF: the child reads it whole. */
+        if (c->pid < 0 || write(c->cmd_fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
+                return -1;
+        read_line(c->out_fd, line, sizeof(line), READY_MS);
+        return strcmp(line, "updated 0\n") == 0 ? 0 : -1;
 }
 
 int shaper_child_stop(struct shaper_child *c, char *out, size_t size) {

@@ -22,6 +22,8 @@ struct shaper_child {
 int shaper_child_start(
         struct shaper_child *c, const char *netns, uint16_t queue, const struct shaper_config *config,
         char *err, size_t err_size);
+/* shaper_update() in the child. 0, or -1. */
+int shaper_child_update(struct shaper_child *c, const struct shaper_config *config);
 /* shaper_stop() in the child; out gets its stats line ("stopped R held N seen
  * N ..."; held is before the stop). The child's exit code, or -1. */
 int shaper_child_stop(struct shaper_child *c, char *out, size_t size);

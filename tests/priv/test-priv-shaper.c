@@ -46,6 +46,7 @@
 #define Q_KILL          2135
 #define Q_FLUSH         2136
 #define Q_BUSY          2137
+#define Q_UPDATE        2138
 #define PORT_ECHO       7131
 #define PORT_SINK       7132
 #define PORT_TCP        7133
@@ -486,6 +487,20 @@ static void test_stop_flushes(void **state) {
         assert_int_equal(r.unique, 200);
 }
 
+/* shaper_update: from delay 100 ms to 20 ms on the fly. */
+static void test_update(void **state) {
+        (void)state;
+        char out[512];
+        rule_add(Q_UPDATE);
+        child_start(Q_UPDATE, &(struct shaper_config){ .delay_ms = 100 });
+        struct rtt before = measure_rtt(20, 10000, 500);
+        assert_int_equal(shaper_child_update(&child, &(struct shaper_config){ .delay_ms = 20 }), 0);
+        struct rtt after = measure_rtt(20, 10000, 500);
+        child_stop(out, sizeof(out));
+        assert_delay(100, &before);
+        assert_delay(20, &after);
+}
+
 static int open_twice(void *arg, int out) {
         (void)arg;
         struct mh_error e = { 0 };
@@ -549,6 +564,7 @@ int main(void) {
                 cmocka_unit_test_teardown(test_bypass_on_stop, case_teardown),
                 cmocka_unit_test_teardown(test_bypass_on_kill, case_teardown),
                 cmocka_unit_test_teardown(test_stop_flushes, case_teardown),
+                cmocka_unit_test_teardown(test_update, case_teardown),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
