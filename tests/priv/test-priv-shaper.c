@@ -47,6 +47,7 @@
 #define Q_FLUSH         2136
 #define Q_BUSY          2137
 #define Q_UPDATE        2138
+#define Q_LIMIT         2139
 #define PORT_ECHO       7131
 #define PORT_SINK       7132
 #define PORT_TCP        7133
@@ -487,6 +488,28 @@ static void test_stop_flushes(void **state) {
         assert_int_equal(r.unique, 200);
 }
 
+/* Beyond limit_packets a packet passes at once (overflow), none is lost. */
+static void test_limit(void **state) {
+        (void)state;
+        char out[512];
+        int fd;
+        struct udp_sink_result r;
+        rule_add(Q_LIMIT);
+        child_start(Q_LIMIT, &(struct shaper_config){ .delay_ms = 300, .limit_packets = 10 });
+        pid_t srv = sink_start(&fd);
+        run_blast(100, 1000);
+        sink_collect(srv, fd, &r);
+        child_stop(out, sizeof(out));
+        print_message(
+                "limit 10 packets, 100 sent in 0.1 s: overflow %" PRIu64 ", released %" PRIu64
+                ", held at most %" PRIu64 ", %u received\n",
+                stat_of(out, "overflow"), stat_of(out, "released"), stat_of(out, "held_max"), r.unique);
+        assert_int_equal(r.unique, 100);
+        assert_int_equal(stat_of(out, "held_max"), 10);
+        assert_int_equal(stat_of(out, "overflow"), 90);
+        assert_int_equal(stat_of(out, "released"), 10);
+}
+
 /* shaper_update: from delay 100 ms to 20 ms on the fly. */
 static void test_update(void **state) {
         (void)state;
@@ -565,6 +588,7 @@ int main(void) {
                 cmocka_unit_test_teardown(test_bypass_on_kill, case_teardown),
                 cmocka_unit_test_teardown(test_stop_flushes, case_teardown),
                 cmocka_unit_test_teardown(test_update, case_teardown),
+                cmocka_unit_test_teardown(test_limit, case_teardown),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
