@@ -100,7 +100,7 @@ void shaper_hist_add(struct shaper_hist *h, uint64_t us);
 /* The value at percentile p (0..100): a bucket's lower bound; 0 when empty. */
 double shaper_hist_percentile(const struct shaper_hist *h, double p);
 
-/* ---- netlink messages (shaper-queue.c) ------------------------------------ */
+/* ---- netlink messages (shaper-netlink.c) ---------------------------------- */
 
 /* Verdicts are gathered here and sent many to a send(); a verdict message is
  * 32 bytes, so one buffer carries up to 2048 of them. */
@@ -119,6 +119,8 @@ int shaper_vbuf_accept(struct shaper_vbuf *v, int fd, uint32_t id, bool batch);
 /* Sends what is gathered (nothing to do when empty). 0 or -errno. */
 int shaper_vbuf_flush(struct shaper_vbuf *v, int fd);
 
+/* send() of one whole message (EINTR retried). 0 or -errno. */
+int shaper_send_all(int fd, const void *buf, size_t len);
 /* Asks the kernel, with an ACK carrying seq, to hold at most maxlen packets
  * of the queue (0 with fail-open: let every new packet pass). 0 or -errno. */
 int shaper_queue_send_maxlen(int fd, uint16_t queue_num, uint32_t maxlen, uint32_t seq);

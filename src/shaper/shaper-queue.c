@@ -1,9 +1,9 @@
 #include "shaper/shaper.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <libmnl/libmnl.h>
 #include <libnetfilter_queue/libnetfilter_queue.h>
-#include <arpa/inet.h>
 #include <linux/capability.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nfnetlink.h>
@@ -16,8 +16,8 @@
 
 #include "shaper/shaper-internal.h"
 
-/* The socket buffer holds packets the thread has not read yet; on overflow
- * the kernel accepts them (fail-open) and recv() says ENOBUFS once. */
+/* Opening and configuring the queue. The socket buffer holds packets the thread has not read yet; on
+ * overflow the kernel accepts them (fail-open) and recv() says ENOBUFS once. */
 #define RCVBUF_BYTES    (16 << 20)
 #define RECV_TIMEOUT_S  5
 #define OPEN_SEQ        1u
@@ -25,103 +25,6 @@
 #define OPEN_MSGS_MAX   4096u
 #define RECV_BUF_SIZE   8192u
 #define QUEUE_FLAGS     (NFQA_CFG_F_FAIL_OPEN | NFQA_CFG_F_GSO)
-
-int shaper_vbuf_flush(struct shaper_vbuf *v, int fd) {
-        if (v->len == 0)
-                return 0;
-        for (;;) {
-                ssize_t n = send(fd, v->buf, v->len, 0);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                v->len = 0;
-                if (n < 0)
-                        return negative_errno();
-                v->sends++;
-                return 0;
-        }
-}
-
-int shaper_vbuf_accept(struct shaper_vbuf *v, int fd, uint32_t id, bool batch) {
-        /* header + nfgenmsg + NFQA_VERDICT_HDR, with room to spare */
-        if (v->len + 64 > sizeof(v->buf)) {
-                int r = shaper_vbuf_flush(v, fd);
-                if (r < 0)
-                        return r;
-        }
-        struct nlmsghdr *nlh = nfq_nlmsg_put(
-                v->buf + v->len, batch ? NFQNL_MSG_VERDICT_BATCH : NFQNL_MSG_VERDICT, v->queue_num);
-        nfq_nlmsg_verdict_put(nlh, (int)id, NF_ACCEPT);
-        v->len += nlh->nlmsg_len;
-        v->msgs++;
-        return 0;
-}
-
-static int send_all(int fd, const void *buf, size_t len) {
-        ssize_t n;
-        while ((n = send(fd, buf, len, 0)) < 0 && errno == EINTR)
-                ;
-        if (n < 0)
-                return negative_errno();
-        return (size_t)n == len ? 0 : -EIO;
-}
-
-int shaper_queue_send_maxlen(int fd, uint16_t queue_num, uint32_t maxlen, uint32_t seq) {
-        char buf[CONFIG_BUF_SIZE];
-        struct nlmsghdr *nlh = nfq_nlmsg_put(buf, NFQNL_MSG_CONFIG, queue_num);
-        nlh->nlmsg_flags |= NLM_F_ACK;
-        nlh->nlmsg_seq = seq;
-        nfq_nlmsg_cfg_put_qmaxlen(nlh, maxlen);
-        return send_all(fd, nlh, nlh->nlmsg_len);
-}
-
-static void packet_parse(const struct nlmsghdr *nlh, struct shaper_msg *m) {
-        struct nlattr *attr[NFQA_MAX + 1] = { 0 };
-
-        m->kind = SHAPER_MSG_BAD;
-        if (nfq_nlmsg_parse(nlh, attr) < 0 || !attr[NFQA_PACKET_HDR] ||
-            mnl_attr_get_payload_len(attr[NFQA_PACKET_HDR]) < sizeof(struct nfqnl_msg_packet_hdr))
-                return;
-        const struct nfqnl_msg_packet_hdr *ph = mnl_attr_get_payload(attr[NFQA_PACKET_HDR]);
-        m->kind = SHAPER_MSG_PACKET;
-        m->id = ntohl(ph->packet_id);
-        /* CAP_LEN comes only when the copy was cut short. */
-        if (attr[NFQA_CAP_LEN])
-                m->len = ntohl(mnl_attr_get_u32(attr[NFQA_CAP_LEN]));
-        else if (attr[NFQA_PAYLOAD])
-                m->len = mnl_attr_get_payload_len(attr[NFQA_PAYLOAD]);
-}
-
-static void msg_parse(const struct nlmsghdr *nlh, struct shaper_msg *m) {
-        *m = (struct shaper_msg){ .kind = SHAPER_MSG_OTHER, .seq = nlh->nlmsg_seq };
-        if (nlh->nlmsg_type == NLMSG_ERROR) {
-                const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
-                if (mnl_nlmsg_get_payload_len(nlh) < sizeof(*e)) {
-                        m->kind = SHAPER_MSG_BAD;
-                        return;
-                }
-                m->kind = e->error == 0 ? SHAPER_MSG_ACK : SHAPER_MSG_ERROR;
-                m->error = e->error;
-                return;
-        }
-        if (nlh->nlmsg_type == ((NFNL_SUBSYS_QUEUE << 8) | NFQNL_MSG_PACKET))
-                packet_parse(nlh, m);
-}
-
-int shaper_msg_walk(
-        const void *buf, size_t len, int (*cb)(const struct shaper_msg *m, void *data), void *data) {
-        int left = (int)MIN(len, (size_t)RECV_BUF_SIZE * 1024);
-
-        for (const struct nlmsghdr *nlh = buf; mnl_nlmsg_ok(nlh, left); nlh = mnl_nlmsg_next(nlh, &left)) {
-                struct shaper_msg m;
-                msg_parse(nlh, &m);
-                int r = cb(&m, data);
-                if (r < 0)
-                        return r;
-        }
-        return 0;
-}
-
-/* ---- opening the queue ---- */
 
 static bool have_net_admin(void) {
         struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3 };
@@ -163,7 +66,7 @@ static int send_bind(int fd, uint16_t queue_num) {
         nfq_nlmsg_cfg_put_qmaxlen(nlh, SHAPER_QUEUE_MAXLEN);
         mnl_attr_put_u32(nlh, NFQA_CFG_FLAGS, htonl(QUEUE_FLAGS));
         mnl_attr_put_u32(nlh, NFQA_CFG_MASK, htonl(QUEUE_FLAGS));
-        return send_all(fd, nlh, nlh->nlmsg_len);
+        return shaper_send_all(fd, nlh, nlh->nlmsg_len);
 }
 
 struct open_wait {

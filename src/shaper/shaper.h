@@ -86,9 +86,11 @@ int shaper_config_validate(const struct shaper_config *c, struct mh_error *reter
  * and hands the fd to shaper_start(). *ret_fd is O_CLOEXEC.
  *
  * Packets wait in the socket buffer until shaper_start(); close the fd to let
- * them go (the kernel drops those, and bypasses new ones).
- * -EBUSY when another socket holds the queue; -EPERM without CAP_NET_ADMIN;
- * -EOPNOTSUPP when the kernel lacks fail-open (Linux < 3.6). */
+ * them go (the kernel drops those, and bypasses new ones). The few that can
+ * arrive between the bind and the kernel's ACK of it are accepted at once.
+ * -EBUSY when another socket holds the queue (the kernel says EPERM for that
+ * too; holding CAP_NET_ADMIN tells the two apart); -EPERM without
+ * CAP_NET_ADMIN; -EOPNOTSUPP when the kernel lacks fail-open (Linux < 3.6). */
 int shaper_queue_open(uint16_t queue_num, int *ret_fd, struct mh_error *reterr);
 
 struct shaper;

@@ -26,6 +26,7 @@
 #include "common/netns-pair.h"
 #include "common/netprobe.h"
 #include "common/run-command.h"
+#include "common/shaper-child.h"
 #include "shaper/shaper.h"
 
 /* The shaper on real traffic, as root: side a's OUTPUT to side b goes to an
@@ -45,10 +46,11 @@
 #define Q_KILL          2135
 #define Q_FLUSH         2136
 #define Q_BUSY          2137
+#define Q_UPDATE        2138
+#define Q_LIMIT         2139
 #define PORT_ECHO       7131
 #define PORT_SINK       7132
 #define PORT_TCP        7133
-#define READY_MS        5000
 #define REFLECT_IDLE_MS 1500
 #define REFLECT_MAX_MS  30000
 #define RATE_SEND_MS    3000
@@ -92,116 +94,22 @@ static bool rule_present(void) {
 
 /* ---- the shaper child ---- */
 
-struct shaper_child {
-        pid_t pid;
-        int cmd_fd, out_fd;
-};
-
 static struct shaper_child child = { .pid = -1, .cmd_fd = -1, .out_fd = -1 };
 
-struct child_args {
-        uint16_t queue;
-        struct shaper_config config;
-        int cmd[2];
-};
-
-static int shaper_main(void *arg, int out) {
-        struct child_args *a = arg;
-        struct mh_error e = { 0 };
-        struct shaper *s = NULL;
-        struct shaper_stats st;
-        int fd, r;
-        char c;
-
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        close(a->cmd[1]);
-        r = shaper_queue_open(a->queue, &fd, &e);
-        if (r >= 0)
-                r = shaper_start(fd, a->queue, &a->config, &s, &e);
-        if (r < 0) {
-                dprintf(out, "error %d %s\n", r, e.msg);
-                return 1;
-        }
-        dprintf(out, "ready\n");
-        while (read(a->cmd[0], &c, 1) < 0 && errno == EINTR)
-                ;
-        shaper_stats(s, &st);
-        uint64_t held = st.held;
-        r = shaper_stop(s);
-        shaper_stats(s, &st);
-        dprintf(out,
-                "stopped %d held %" PRIu64 " seen %" PRIu64 " released %" PRIu64 " immediate %" PRIu64
-                " overflow %" PRIu64 " flushed %" PRIu64 " errors %" PRIu64 " overruns %" PRIu64
-                " late_p50 %.0f late_p99 %.0f late_max %.0f held_max %" PRIu64 " msgs %" PRIu64
-                " sends %" PRIu64 "\n",
-                r, held, st.seen, st.released, st.immediate, st.overflow, st.flushed, st.errors,
-                st.rx_overruns, st.late_p50_us, st.late_p99_us, st.late_max_us, st.held_max, st.verdict_msgs,
-                st.verdict_sends);
-        shaper_free(s);
-        return r < 0 ? 2 : 0;
-}
-
-static int read_line(int fd, char *buf, size_t size, int timeout_ms) {
-        size_t len = 0;
-        double end = monotonic_ms() + timeout_ms;
-        while (len + 1 < size) {
-                struct pollfd p = { .fd = fd, .events = POLLIN };
-                int left = (int)(end - monotonic_ms());
-                if (left <= 0 || poll(&p, 1, left) <= 0)
-                        break;
-                if (read(fd, buf + len, 1) != 1)
-                        break;
-                if (buf[len++] == '\n')
-                        break;
-        }
-        buf[len] = '\0';
-        return (int)len;
-}
-
-static void shaper_child_start(uint16_t queue, const struct shaper_config *config) {
-        struct child_args a = { .queue = queue, .config = *config };
-        char line[256];
-        assert_int_equal(pipe2(a.cmd, O_CLOEXEC), 0);
-        child.pid = netns_fork(pair.a, shaper_main, &a, &child.out_fd);
-        close(a.cmd[0]);
-        child.cmd_fd = a.cmd[1];
-        assert_true(child.pid > 0);
-        read_line(child.out_fd, line, sizeof(line), READY_MS);
-        if (strcmp(line, "ready\n") != 0)
+static void child_start(uint16_t queue, const struct shaper_config *config) {
+        char line[1200] = "";
+        if (shaper_child_start(&child, pair.a, queue, config, line, sizeof(line)) < 0)
                 fail_msg("shaper child: %s", line);
 }
 
 /* Stops the shaper (shaper_stop in the child) and returns its stats line. */
-static void shaper_child_stop(char *out, size_t size) {
-        assert_int_equal(write(child.cmd_fd, "s", 1), 1);
-        close(child.cmd_fd);
-        child.cmd_fd = -1;
-        int code = netns_collect(child.pid, child.out_fd, out, size);
-        child.pid = -1;
-        child.out_fd = -1;
+static void child_stop(char *out, size_t size) {
+        int code = shaper_child_stop(&child, out, size);
         print_message("shaper: %s", out);
         assert_int_equal(code, 0);
 }
 
-static void shaper_child_kill(void) {
-        if (child.pid > 0) {
-                kill(child.pid, SIGKILL);
-                while (waitpid(child.pid, NULL, 0) < 0 && errno == EINTR)
-                        ;
-        }
-        if (child.cmd_fd >= 0)
-                close(child.cmd_fd);
-        if (child.out_fd >= 0)
-                close(child.out_fd);
-        child = (struct shaper_child){ .pid = -1, .cmd_fd = -1, .out_fd = -1 };
-}
-
-static uint64_t stat_of(const char *line, const char *key) {
-        char k[32];
-        snprintf(k, sizeof(k), " %s ", key);
-        const char *p = strstr(line, k);
-        return p ? strtoull(p + strlen(k), NULL, 10) : UINT64_MAX;
-}
+#define stat_of shaper_child_stat
 
 /* ---- measuring ---- */
 
@@ -272,9 +180,9 @@ static void test_delay(void **state) {
         rule_add(Q_DELAY);
         for (size_t i = 0; i < ELEMENTSOF(delays); i++) {
                 char out[512];
-                shaper_child_start(Q_DELAY, &(struct shaper_config){ .delay_ms = delays[i] });
+                child_start(Q_DELAY, &(struct shaper_config){ .delay_ms = delays[i] });
                 struct rtt m = measure_rtt(50, 20000, (int)delays[i] + 500);
-                shaper_child_stop(out, sizeof(out));
+                child_stop(out, sizeof(out));
                 assert_delay(delays[i], &m);
                 assert_int_equal(stat_of(out, "errors"), 0);
         }
@@ -284,9 +192,9 @@ static void test_jitter(void **state) {
         (void)state;
         char out[512];
         rule_add(Q_JITTER);
-        shaper_child_start(Q_JITTER, &(struct shaper_config){ .delay_ms = 50, .jitter_ms = 20 });
+        child_start(Q_JITTER, &(struct shaper_config){ .delay_ms = 50, .jitter_ms = 20 });
         struct rtt m = measure_rtt(200, 5000, 600);
-        shaper_child_stop(out, sizeof(out));
+        child_stop(out, sizeof(out));
         print_message(
                 "delay 50 ms jitter 20 ms: RTT p10 %.3f p50 %.3f p90 %.3f ms: spread p90-p10 %.3f ms\n",
                 m.p10, m.p50, m.p90, m.p90 - m.p10);
@@ -343,12 +251,11 @@ static void test_reorder(void **state) {
         int fd;
         struct udp_sink_result r;
         rule_add(Q_REORDER);
-        shaper_child_start(
-                Q_REORDER, &(struct shaper_config){ .reorder_percent = 25, .reorder_delay_ms = 10 });
+        child_start(Q_REORDER, &(struct shaper_config){ .reorder_percent = 25, .reorder_delay_ms = 10 });
         pid_t srv = sink_start(&fd);
         run_blast(2000, 2000);
         sink_collect(srv, fd, &r);
-        shaper_child_stop(out, sizeof(out));
+        child_stop(out, sizeof(out));
         print_message(
                 "reorder 25%% delay 10 ms: %u received, %u unique, %u reordered, %u duplicates\n",
                 r.received, r.unique, r.reordered, r.duplicates);
@@ -404,7 +311,7 @@ static void test_rate(void **state) {
         int srv_fd, cli_fd;
         const double rate = 8e6;
         rule_add(Q_RATE);
-        shaper_child_start(Q_RATE, &(struct shaper_config){ .rate_bps = (uint64_t)rate });
+        child_start(Q_RATE, &(struct shaper_config){ .rate_bps = (uint64_t)rate });
         pid_t srv = netns_fork(pair.b, tcp_recv_rate, NULL, &srv_fd);
         assert_true(srv > 0);
         usleep(100000);
@@ -412,7 +319,7 @@ static void test_rate(void **state) {
         assert_true(cli > 0);
         assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
         assert_int_equal(netns_collect(srv, srv_fd, srv_out, sizeof(srv_out)), 0);
-        shaper_child_stop(out, sizeof(out));
+        child_stop(out, sizeof(out));
         long bytes;
         double ms;
         assert_int_equal(sscanf(srv_out, "%ld %lf", &bytes, &ms), 2);
@@ -424,49 +331,139 @@ static void test_rate(void **state) {
         assert_true(fabs(got / rate - 1) <= 0.15);
 }
 
+/* A probe across the stop: a datagram every WATCH_INTERVAL_US for WATCH_MS,
+ * each carrying its send time; prints the CLOCK_MONOTONIC time (system-wide,
+ * so the parent can compare) of the first echo back within FAST_MS, and how
+ * many were sent and echoed. */
+#define WATCH_MS          2500
+#define WATCH_INTERVAL_US 2000
+#define FAST_MS           5.0
+
+static double mono_abs_ms(void) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void watch_drain(int fd, double until, double *first_fast, unsigned *echoed) {
+        for (;;) {
+                double now = mono_abs_ms();
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                if (now >= until || poll(&p, 1, (int)(until - now) + 1) <= 0)
+                        return;
+                double sent;
+                if (recv(fd, &sent, sizeof(sent), MSG_DONTWAIT) != sizeof(sent))
+                        continue;
+                double got = mono_abs_ms();
+                (*echoed)++;
+                if (*first_fast == 0 && got - sent < FAST_MS)
+                        *first_fast = got;
+        }
+}
+
+static int watch(void *arg, int out) {
+        (void)arg;
+        struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons(PORT_ECHO) };
+        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || inet_pton(AF_INET, pair.addr_b, &to.sin_addr) != 1)
+                return 1;
+        double end = mono_abs_ms() + WATCH_MS, first_fast = 0;
+        unsigned sent = 0, echoed = 0;
+        while (mono_abs_ms() < end) {
+                double t = mono_abs_ms();
+                sendto(fd, &t, sizeof(t), 0, (struct sockaddr *)&to, sizeof(to));
+                sent++;
+                watch_drain(fd, t + WATCH_INTERVAL_US / 1000.0, &first_fast, &echoed);
+        }
+        watch_drain(fd, mono_abs_ms() + 500, &first_fast, &echoed);
+        dprintf(out, "%.3f %u %u", first_fast, sent, echoed);
+        return 0;
+}
+
+struct watcher {
+        pid_t srv, cli;
+        int srv_fd, cli_fd;
+};
+
+static void watch_start(struct watcher *w) {
+        w->srv = netns_fork(pair.b, reflect, NULL, &w->srv_fd);
+        assert_true(w->srv > 0);
+        usleep(100000);
+        w->cli = netns_fork(pair.a, watch, NULL, &w->cli_fd);
+        assert_true(w->cli > 0);
+        /* Let it see the delay first. */
+        usleep(800000);
+}
+
+/* ms from t0 (absolute monotonic) to the first fast echo. */
+static double watch_recovery(struct watcher *w, double t0, unsigned *ret_lost) {
+        char cli_out[128], srv_out[64];
+        double first_fast;
+        unsigned sent, echoed;
+        assert_int_equal(netns_collect(w->cli, w->cli_fd, cli_out, sizeof(cli_out)), 0);
+        assert_int_equal(netns_collect(w->srv, w->srv_fd, srv_out, sizeof(srv_out)), 0);
+        assert_int_equal(sscanf(cli_out, "%lf %u %u", &first_fast, &sent, &echoed), 3);
+        assert_true(first_fast > 0);
+        *ret_lost = sent - echoed;
+        return first_fast - t0;
+}
+
 static void test_bypass_on_stop(void **state) {
         (void)state;
         char out[512];
+        struct watcher w;
+        unsigned lost;
         rule_add(Q_STOP);
-        shaper_child_start(Q_STOP, &(struct shaper_config){ .delay_ms = 200 });
+        child_start(Q_STOP, &(struct shaper_config){ .delay_ms = 200 });
         struct rtt m = measure_rtt(10, 20000, 700);
         assert_delay(200, &m);
-        double t0 = monotonic_ms();
-        shaper_child_stop(out, sizeof(out));
+        watch_start(&w);
+        double t0 = mono_abs_ms();
+        child_stop(out, sizeof(out));
+        double stopped = mono_abs_ms() - t0;
+        double recovery = watch_recovery(&w, t0, &lost);
         struct rtt after = measure_rtt(50, 10000, 300);
         print_message(
-                "after shaper_stop (rule present: %s): first RTT %.3f ms, p99 %.3f ms, %u/%u; first echo "
-                "%.0f ms "
-                "after the stop began\n",
-                rule_present() ? "yes" : "no", after.first, after.p99, after.received, after.sent,
-                monotonic_ms() - t0 - 50 * 10 - 300 + after.first);
+                "shaper_stop: %.1f ms; first baseline echo %.1f ms after the stop began; %u of the watch "
+                "lost; "
+                "then (rule present: %s) RTT p99 %.3f ms, %u/%u\n",
+                stopped, recovery, lost, rule_present() ? "yes" : "no", after.p99, after.received,
+                after.sent);
         assert_true(rule_present());
+        assert_true(recovery < 1000);
+        assert_int_equal(lost, 0);
         assert_int_equal(after.received, after.sent);
         assert_true(after.p99 < base_p50 + 5);
 }
 
 static void test_bypass_on_kill(void **state) {
         (void)state;
+        struct watcher w;
+        unsigned lost;
         rule_add(Q_KILL);
-        shaper_child_start(Q_KILL, &(struct shaper_config){ .delay_ms = 200 });
+        child_start(Q_KILL, &(struct shaper_config){ .delay_ms = 200 });
         struct rtt m = measure_rtt(10, 20000, 700);
         assert_delay(200, &m);
-        double t0 = monotonic_ms();
+        watch_start(&w);
+        double t0 = mono_abs_ms();
         kill(child.pid, SIGKILL);
         while (waitpid(child.pid, NULL, 0) < 0 && errno == EINTR)
                 ;
-        double reaped = monotonic_ms() - t0;
+        double reaped = mono_abs_ms() - t0;
         child.pid = -1;
-        shaper_child_kill();
+        shaper_child_kill(&child);
+        double recovery = watch_recovery(&w, t0, &lost);
         struct rtt after = measure_rtt(50, 10000, 300);
         print_message(
-                "after kill -9 (reaped in %.1f ms; rule present: %s): first RTT %.3f ms, p99 %.3f ms, "
-                "%u/%u\n",
-                reaped, rule_present() ? "yes" : "no", after.first, after.p99, after.received, after.sent);
+                "kill -9: reaped in %.1f ms; first baseline echo %.1f ms after the kill; %u of the watch "
+                "lost "
+                "(held at the kill); then (rule present: %s) RTT p99 %.3f ms, %u/%u\n",
+                reaped, recovery, lost, rule_present() ? "yes" : "no", after.p99, after.received,
+                after.sent);
         assert_true(rule_present());
+        assert_true(recovery < 1000);
         assert_int_equal(after.received, after.sent);
         assert_true(after.p99 < base_p50 + 5);
-        assert_true(reaped + 100 + after.first < 1000);
 }
 
 /* Packets held at a clean stop all arrive: 200 datagrams, delay 500 ms, stop
@@ -477,10 +474,10 @@ static void test_stop_flushes(void **state) {
         int fd;
         struct udp_sink_result r;
         rule_add(Q_FLUSH);
-        shaper_child_start(Q_FLUSH, &(struct shaper_config){ .delay_ms = 500 });
+        child_start(Q_FLUSH, &(struct shaper_config){ .delay_ms = 500 });
         pid_t srv = sink_start(&fd);
         run_blast(200, 1000);
-        shaper_child_stop(out, sizeof(out));
+        child_stop(out, sizeof(out));
         sink_collect(srv, fd, &r);
         print_message(
                 "stop with %" PRIu64 " held: %" PRIu64 " flushed, %u of 200 received\n",
@@ -489,6 +486,42 @@ static void test_stop_flushes(void **state) {
         assert_true(stat_of(out, "flushed") >= 100);
         assert_int_equal(strncmp(out, "stopped 0 ", 10), 0);
         assert_int_equal(r.unique, 200);
+}
+
+/* Beyond limit_packets a packet passes at once (overflow), none is lost. */
+static void test_limit(void **state) {
+        (void)state;
+        char out[512];
+        int fd;
+        struct udp_sink_result r;
+        rule_add(Q_LIMIT);
+        child_start(Q_LIMIT, &(struct shaper_config){ .delay_ms = 300, .limit_packets = 10 });
+        pid_t srv = sink_start(&fd);
+        run_blast(100, 1000);
+        sink_collect(srv, fd, &r);
+        child_stop(out, sizeof(out));
+        print_message(
+                "limit 10 packets, 100 sent in 0.1 s: overflow %" PRIu64 ", released %" PRIu64
+                ", held at most %" PRIu64 ", %u received\n",
+                stat_of(out, "overflow"), stat_of(out, "released"), stat_of(out, "held_max"), r.unique);
+        assert_int_equal(r.unique, 100);
+        assert_int_equal(stat_of(out, "held_max"), 10);
+        assert_int_equal(stat_of(out, "overflow"), 90);
+        assert_int_equal(stat_of(out, "released"), 10);
+}
+
+/* shaper_update: from delay 100 ms to 20 ms on the fly. */
+static void test_update(void **state) {
+        (void)state;
+        char out[512];
+        rule_add(Q_UPDATE);
+        child_start(Q_UPDATE, &(struct shaper_config){ .delay_ms = 100 });
+        struct rtt before = measure_rtt(20, 10000, 500);
+        assert_int_equal(shaper_child_update(&child, &(struct shaper_config){ .delay_ms = 20 }), 0);
+        struct rtt after = measure_rtt(20, 10000, 500);
+        child_stop(out, sizeof(out));
+        assert_delay(100, &before);
+        assert_delay(20, &after);
 }
 
 static int open_twice(void *arg, int out) {
@@ -520,7 +553,7 @@ static void test_queue_busy(void **state) {
 
 static int case_teardown(void **state) {
         (void)state;
-        shaper_child_kill();
+        shaper_child_kill(&child);
         iptables_a((const char *const[]){ "-F", "OUTPUT", NULL });
         return 0;
 }
@@ -537,7 +570,7 @@ static int setup(void **state) {
 
 static int teardown(void **state) {
         (void)state;
-        shaper_child_kill();
+        shaper_child_kill(&child);
         netns_pair_destroy(&pair);
         return 0;
 }
@@ -554,6 +587,8 @@ int main(void) {
                 cmocka_unit_test_teardown(test_bypass_on_stop, case_teardown),
                 cmocka_unit_test_teardown(test_bypass_on_kill, case_teardown),
                 cmocka_unit_test_teardown(test_stop_flushes, case_teardown),
+                cmocka_unit_test_teardown(test_update, case_teardown),
+                cmocka_unit_test_teardown(test_limit, case_teardown),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }

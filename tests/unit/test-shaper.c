@@ -9,6 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/netlink.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "basic/error.h"
 #include "shaper/shaper-internal.h"
@@ -336,6 +339,71 @@ static void test_hist(void **state) {
         free(h);
 }
 
+/* ---- netlink messages ---- */
+
+static int count_kinds(const struct shaper_msg *m, void *data) {
+        unsigned *kinds = data;
+        kinds[m->kind]++;
+        if (m->kind == SHAPER_MSG_ERROR || m->kind == SHAPER_MSG_ACK)
+                kinds[SHAPER_MSG_OTHER + 1] = m->seq;
+        return m->kind == SHAPER_MSG_ERROR ? m->error : 0;
+}
+
+/* Verdicts gather in the buffer and go in one send(); what comes back is
+ * sorted into acks, errors (stopping the walk) and the rest. */
+static void test_netlink_messages(void **state) {
+        (void)state;
+        struct shaper_vbuf *v = calloc(1, sizeof(*v));
+        int sp[2];
+        char buf[4096];
+        unsigned kinds[SHAPER_MSG_OTHER + 2] = { 0 };
+
+        assert_non_null(v);
+        assert_int_equal(socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sp), 0);
+        v->queue_num = 7;
+        assert_int_equal(shaper_vbuf_accept(v, sp[0], 10, false), 0);
+        assert_int_equal(shaper_vbuf_accept(v, sp[0], 11, false), 0);
+        assert_int_equal(shaper_vbuf_accept(v, sp[0], 12, true), 0);
+        assert_int_equal(v->len, 3 * 32);
+        assert_int_equal(shaper_vbuf_flush(v, sp[0]), 0);
+        assert_int_equal(shaper_vbuf_flush(v, sp[0]), 0); /* nothing left */
+        assert_int_equal(v->msgs, 3);
+        assert_int_equal(v->sends, 1);
+        ssize_t n = recv(sp[1], buf, sizeof(buf), 0);
+        assert_int_equal(n, 3 * 32);
+        assert_int_equal(shaper_msg_walk(buf, (size_t)n, count_kinds, kinds), 0);
+        assert_int_equal(kinds[SHAPER_MSG_OTHER], 3);
+
+        /* A full buffer is sent before the next verdict goes in. */
+        for (uint32_t i = 0; i < SHAPER_VBUF_SIZE / 32; i++)
+                assert_int_equal(shaper_vbuf_accept(v, sp[0], i, false), 0);
+        assert_int_equal(v->sends, 2);
+
+        /* An ACK, then an error: the walk stops at the error and returns it. */
+        struct {
+                struct nlmsghdr h;
+                struct nlmsgerr e;
+        } msgs[3] = { 0 };
+        for (int i = 0; i < 3; i++) {
+                msgs[i].h = (struct nlmsghdr){ .nlmsg_len = sizeof(msgs[i]),
+                                               .nlmsg_type = NLMSG_ERROR,
+                                               .nlmsg_seq = 100u + (uint32_t)i };
+                msgs[i].e.error = i == 1 ? -ENOENT : 0;
+        }
+        memset(kinds, 0, sizeof(kinds));
+        assert_int_equal(shaper_msg_walk(msgs, sizeof(msgs), count_kinds, kinds), -ENOENT);
+        assert_int_equal(kinds[SHAPER_MSG_ACK], 1);
+        assert_int_equal(kinds[SHAPER_MSG_ERROR], 1);
+        assert_int_equal(kinds[SHAPER_MSG_OTHER + 1], 101);
+        /* A cut message is not walked into. */
+        memset(kinds, 0, sizeof(kinds));
+        assert_int_equal(shaper_msg_walk(msgs, sizeof(msgs[0]) - 1, count_kinds, kinds), 0);
+        assert_int_equal(kinds[SHAPER_MSG_ACK], 0);
+        close(sp[0]);
+        close(sp[1]);
+        free(v);
+}
+
 /* ---- config ---- */
 
 static void refused(const struct shaper_config *c, const char *needle) {
@@ -419,7 +487,8 @@ int main(void) {
                 cmocka_unit_test(test_plan_jitter_uniform), cmocka_unit_test(test_plan_jitter_normal),
                 cmocka_unit_test(test_plan_reorder),        cmocka_unit_test(test_plan_gcra),
                 cmocka_unit_test(test_plan_uniform_range),  cmocka_unit_test(test_hist),
-                cmocka_unit_test(test_config_validate),     cmocka_unit_test(test_start_refuses),
+                cmocka_unit_test(test_config_validate),     cmocka_unit_test(test_netlink_messages),
+                cmocka_unit_test(test_start_refuses),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
