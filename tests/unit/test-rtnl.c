@@ -266,6 +266,21 @@ static void test_kernel_errors(void **state) {
         add_done(&r, -100000);
         assert_int_equal(parse_links(&r, l, 2, &n), -EPROTO);
 
+        r.len = 0; /* the kernel's reason, in an extended ACK after a capped echo */
+        struct nlmsgerr ne = { .error = -EINVAL };
+        msg_begin(&r, NLMSG_ERROR, NLM_F_CAPPED | NLM_F_ACK_TLVS, SEQ, PORTID);
+        put(&r, &ne, sizeof(ne));
+        attr(&r, NLMSGERR_ATTR_MSG, "Invalid handle", sizeof("Invalid handle"));
+        msg_end(&r);
+        struct mh_error e = { 0 };
+        assert_int_equal(rtnl_link_dump_parse(r.buf, r.len, SEQ, PORTID, l, 2, &n, &e), -EINVAL);
+        assert_non_null(strstr(e.msg, "(kernel: Invalid handle)"));
+        /* ... and one whose message attribute is not terminated is left out. */
+        struct nlattr *m = (struct nlattr *)(r.buf + r.len - ALIGN4(sizeof("Invalid handle")) - sizeof(*m));
+        memset((char *)(m + 1), 'x', ALIGN4(sizeof("Invalid handle")));
+        assert_int_equal(rtnl_link_dump_parse(r.buf, r.len, SEQ, PORTID, l, 2, &n, &e), -EINVAL);
+        assert_null(strstr(e.msg, "kernel:"));
+
         r.len = 0; /* an error message too short for its struct */
         msg_begin(&r, NLMSG_ERROR, 0, SEQ, PORTID);
         put(&r, &(int){ -EPERM }, sizeof(int));
