@@ -40,6 +40,8 @@ enum op_kind {
         OP_RESIDUE,
         OP_ROOT,
         OP_QDISC_DEL_FOREIGN,
+        OP_INGRESS_ADD,
+        OP_REDIRECT_ADD, /* to the link itself: only the refusal is looked at */
 };
 
 struct op {
@@ -102,6 +104,8 @@ static int run_op(struct rtnl *rt, const struct op *o, int out, struct mh_error 
         case OP_ROOT: return rtnl_root_qdisc_is_default(rt, ifindex, e);
         case OP_QDISC_DEL_FOREIGN: return rtnl_qdisc_del(rt, ifindex, RTNL_PARENT_ROOT, 0x10000, e);
         case OP_IFB_DEL: break; /* above, by name */
+        case OP_INGRESS_ADD: return rtnl_qdisc_ingress_add(rt, ifindex, e);
+        case OP_REDIRECT_ADD: return rtnl_filter_redirect_add(rt, ifindex, ifindex, e);
         }
         return -EINVAL;
 }
@@ -294,10 +298,12 @@ static void test_foreign_untouched(void **state) {
         /* Someone's ingress qdisc without filters, then with one of theirs. */
         const char *ingress[] = { "qdisc", "add", "dev", pair.dev_a, "ingress", NULL };
         assert_int_equal(tc_in_a(ingress), 0);
+        assert_int_equal(op_in(pair.a, OP_INGRESS_ADD, pair.dev_a, NULL, 0), -EEXIST);
         assert_int_equal(op_in(pair.a, OP_INGRESS_DEL, pair.dev_a, NULL, 0), -EBUSY);
         const char *filter[] = { "filter",   "add", "dev", pair.dev_a, "parent", "ffff:", "prio", "1",
                                  "protocol", "ip",  "u32", "match",    "u32",    "0",     "0",    NULL };
         assert_int_equal(tc_in_a(filter), 0);
+        assert_int_equal(op_in(pair.a, OP_REDIRECT_ADD, pair.dev_a, NULL, 0), -EBUSY);
         assert_int_equal(op_in(pair.a, OP_INGRESS_DEL, pair.dev_a, NULL, 0), -EBUSY);
         assert_int_equal(op_in(pair.a, OP_RESIDUE, pair.dev_a, out, sizeof(out)), 0);
         assert_non_null(strstr(out, "[ingress ffff: parent fffffff1"));
