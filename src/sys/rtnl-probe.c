@@ -73,7 +73,9 @@ static int kind_fn(void *arg, char *out, size_t *out_len) {
                 if (r != -ENOENT && r != -EPERM && r < 0)
                         r = 0; /* rejected options: the kernel knows the kind */
                 if (r < 0)
-                        mh_error_set(&e, r, MH_EXIT_GENERAL_FAILURE, "rtnetlink", "adding %s: %s", kind, strerror(-r));
+                        mh_error_set(
+                                &e, r, MH_EXIT_GENERAL_FAILURE, "rtnetlink", "adding %s: %s", kind,
+                                strerror(-r));
         }
         if (r < 0)
                 out_printf(out, out_len, "%s", e.msg);
