@@ -91,8 +91,10 @@ int main(int argc, char **argv) {
                 usage(stdout);
                 return 0;
         }
-        if (strcmp(argv[1], "serve") == 0)
+        if (strcmp(argv[1], "serve") == 0) {
+                fault_net_guard_exe_set("/proc/self/exe");
                 return serve(argc, argv);
+        }
         if (strcmp(argv[1], "guard") == 0)
                 return guard(argc, argv);
         fprintf(stderr, "error: [usage] unknown command '%s' (see 'mayhem-agent --help')\n", argv[1]);

@@ -13,7 +13,7 @@
 
 #define FLAP_TICK_MS 20
 
-static const char *guard_exe = "/proc/self/exe";
+static const char *guard_exe; /* NULL: no guardian, so no qdisc faults */
 
 void fault_net_guard_exe_set(const char *exe) {
         guard_exe = exe;
@@ -23,6 +23,11 @@ void fault_net_guard_exe_set(const char *exe) {
 
 static int guard_spawn(struct net_live *l, struct mh_error *reterr) {
         int p[2];
+        if (!guard_exe)
+                return mh_error_set(
+                        reterr, -EOPNOTSUPP, MH_EXIT_GENERAL_FAILURE, "no_guardian",
+                        "qdisc faults need a guardian to remove them if we die, and this program has none "
+                        "(only mayhem-agent applies them)");
         char pid[24], start[24];
         if (pipe2(p, O_CLOEXEC) < 0)
                 return mh_error_set(reterr, negative_errno(), MH_EXIT_GENERAL_FAILURE, "guard", "pipe: %s",

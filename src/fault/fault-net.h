@@ -13,8 +13,9 @@
 /* The guardian of a qdisc fault: a process that outlives the agent (its own
  * session, no death signal), holds a pipe from it, and when the pipe closes
  * without "release" removes the lease's qdiscs and IFB device. The agent runs
- * itself as `EXE guard --pid PID --start TICKS --lease ID`; tests point exe
- * at the built agent. Default "/proc/self/exe". */
+ * itself as `EXE guard --pid PID --start TICKS --lease ID`: mayhem-agent sets
+ * "/proc/self/exe", tests the built agent. Unset (any other program), qdisc
+ * faults are refused. */
 void fault_net_guard_exe_set(const char *exe);
 /* The guardian's body (mayhem-agent guard): waits for stdin to close. */
 int fault_net_guard_run(const struct proc_identity *target, const char *lease_id, struct mh_error *reterr);

@@ -117,6 +117,63 @@ int net_ns_table_open(
         return nft_owner_table_adopt(fd, family, name, ret, reterr);
 }
 
+struct dup_arg {
+        const char *name;
+        const struct nft_rule_spec *specs;
+        size_t n;
+};
+
+static int dup_chains(struct nft_owner_table *t, const struct dup_arg *a, struct mh_error *e) {
+        _cleanup_(rtnl_freep) struct rtnl *rt = NULL;
+        struct net_links l;
+        char chain[24];
+        int r = rtnl_open(&rt, e);
+        if (r < 0 || (r = links_of(rt, &l, e)) < 0)
+                return r;
+        for (size_t d = 0; d < l.n && r >= 0; d++) {
+                snprintf(chain, sizeof(chain), "eg%zu", d);
+                struct nft_chain_spec c = { .name = chain, .hook = NFT_HOOK_EGRESS, .device = l.name[d] };
+                r = nft_chain_add(t, &c, e);
+                for (size_t i = 0; i < a->n && r >= 0; i++) {
+                        struct nft_rule_spec s = a->specs[i];
+                        s.dup.device = l.name[d];
+                        r = nft_rule_add(t, chain, &s, NULL, e);
+                }
+        }
+        return r;
+}
+
+static int fn_dup(void *arg, char *out, size_t *out_len, int *ret_fd) {
+        const struct dup_arg *a = arg;
+        struct nft_owner_table *t = NULL;
+        struct mh_error e = { 0 };
+        if (nft_owner_table_create("netdev", a->name, &t, &e) < 0 || dup_chains(t, a, &e) < 0) {
+                nft_owner_table_free(t);
+                return fail(out, out_len, "%s", e.msg);
+        }
+        *ret_fd = fcntl(nft_owner_table_fd(t), F_DUPFD_CLOEXEC, 3);
+        nft_owner_table_free(t);
+        *out_len = 0;
+        return *ret_fd < 0 ? fail(out, out_len, "dup: %s", strerror(errno)) : 0;
+}
+
+int net_ns_dup_egress_open(
+        const struct proc_identity *id, const char *name, const struct nft_rule_spec *specs, size_t n,
+        struct nft_owner_table **ret, struct mh_error *reterr) {
+        struct dup_arg a = { name, specs, n };
+        char out[NS_RESULT_MAX];
+        size_t len = sizeof(out);
+        int result = 0, fd = -EBADF;
+        int r = ns_run_fd(id, NS_BIT(NS_NET), fn_dup, &a, NET_NS_WAIT_MS, out, &len, &result, &fd, reterr);
+        if (r < 0)
+                return r;
+        if (result < 0 || fd < 0)
+                return mh_error_set(
+                        reterr, result < 0 ? result : -EPROTO, MH_EXIT_GENERAL_FAILURE, "nft_table",
+                        "table netdev %s: %.*s", name, (int)len, out);
+        return nft_owner_table_adopt(fd, "netdev", name, ret, reterr);
+}
+
 static uint32_t lease_hash(const char *lease_id) {
         uint32_t h = 2166136261u; /* FNV-1a */
         for (const char *p = lease_id; *p; p++)

@@ -14,6 +14,7 @@
 
 #include "basic/error.h"
 #include "fault/net-recipe.h"
+#include "sys/nft-rule.h"
 #include "sys/nft.h"
 #include "sys/process.h"
 
@@ -40,6 +41,13 @@ int net_ns_links(const struct proc_identity *id, struct net_links *ret, struct m
 int net_ns_table_open(
         const struct proc_identity *id, const char *family, const char *name, struct nft_owner_table **ret,
         struct mh_error *reterr);
+
+/* The netdev table of egress copies: an egress chain on every device of the
+ * target (net_ns_links()) holding one rule per spec (action DUP_DEVICE; the
+ * device is filled in per chain), all added inside the target's netns. */
+int net_ns_dup_egress_open(
+        const struct proc_identity *id, const char *name, const struct nft_rule_spec *specs, size_t n,
+        struct nft_owner_table **ret, struct mh_error *reterr);
 
 /* Binds the first free queue number of the lease (from a hash of its id) in
  * the target's netns; the fd is for shaper_start(). */

@@ -63,7 +63,8 @@ static void add_l4(struct net_recipe *rc, const struct scope *sc, bool ingress, 
                 r->spec.peer_field = ingress ? NFT_PEER_SADDR : NFT_PEER_DADDR;
                 for (size_t i = 0; i < sc->n_peers; i++)
                         r->spec.peers[i] = sc->peers[i];
-                r->spec.not_loopback = true;
+                r->spec.not_loopback = ingress;
+                r->spec.not_loopback_out = !ingress;
         }
 }
 

@@ -81,7 +81,7 @@ static int add_rules(struct net_live *l, struct nft_owner_table *t, const json_t
                 }
                 if (s.action == NFT_ACTION_QUEUE) {
                         s.queue.num = l->queue;
-                        s.queue.via = table_af(t) ? NFT_QUEUE_XT : NFT_QUEUE_NATIVE;
+                        s.queue.via = nft_queue_supported(NULL) == 1 ? NFT_QUEUE_NATIVE : NFT_QUEUE_XT;
                 }
                 if ((r = add_one(l, t, nr->ingress ? CHAIN_IN : CHAIN_OUT, &s, e)) < 0)
                         return r;
@@ -101,47 +101,34 @@ static int add_chains(struct nft_owner_table *t, bool pre, struct mh_error *e) {
         return r;
 }
 
-/* Egress copies: a netdev egress chain per device of the target. */
+/* Egress copies: a netdev table with an egress chain per device, built
+ * inside the target's netns (a dup device is resolved where the rule is
+ * added). */
 static int add_dup_egress(struct net_live *l, struct mh_error *e) {
-        char name[NET_TABLE_MAX], chain[24];
-        struct net_links links;
-        struct nft_owner_table *t = NULL;
-        int r = net_ns_links(&l->target, &links, e);
-        net_table_name(l->lease_id, name);
-        if (r < 0 || (r = net_ns_table_open(&l->target, "netdev", name, &t, e)) < 0)
-                return r;
-        l->tables[l->n_tables++] = t;
-        for (size_t d = 0; d < links.n && r >= 0; d++) {
-                snprintf(chain, sizeof(chain), "eg%zu", d);
-                struct nft_chain_spec c = { .name = chain, .hook = NFT_HOOK_EGRESS, .device = links.name[d] };
-                if ((r = nft_chain_add(t, &c, e)) < 0)
-                        break;
-                for (size_t i = 0; i < l->rc.n_rules && r >= 0; i++) {
-                        struct nft_rule_spec s = l->rc.rules[i].spec;
-                        if (s.action != NFT_ACTION_DUP_ADDR || l->rc.rules[i].ingress)
-                                continue;
-                        s.action = NFT_ACTION_DUP_DEVICE;
-                        s.dup.device = links.name[d];
-                        s.mark_guard = DUP_MARK;
-                        s.not_loopback = false;
-                        r = add_one(l, t, chain, &s, e);
+        char name[NET_TABLE_MAX];
+        struct nft_rule_spec specs[NET_RULES_MAX];
+        size_t n = 0;
+        for (size_t i = 0; i < l->rc.n_rules; i++)
+                if (l->rc.rules[i].spec.action == NFT_ACTION_DUP_ADDR && !l->rc.rules[i].ingress) {
+                        specs[n] = l->rc.rules[i].spec;
+                        specs[n].action = NFT_ACTION_DUP_DEVICE;
+                        specs[n].mark_guard = DUP_MARK;
+                        specs[n].not_loopback = specs[n].not_loopback_out = false;
+                        n++;
                 }
-        }
+        net_table_name(l->lease_id, name);
+        struct nft_owner_table *t = NULL;
+        int r = net_ns_dup_egress_open(&l->target, name, specs, n, &t, e);
+        if (r >= 0)
+                l->tables[l->n_tables++] = t;
         return r;
 }
 
-static bool uses_xt_queue(const struct net_live *l) {
-        bool queue = false;
-        for (size_t i = 0; i < l->rc.n_rules; i++)
-                queue = queue || l->rc.rules[i].spec.action == NFT_ACTION_QUEUE;
-        return queue && nft_queue_supported(NULL) != 1;
-}
-
 int net_rules_apply(struct net_live *l, const struct fault_exec *fx, struct mh_error *reterr) {
-        static const char *const xt[] = { "ip", "ip6" }, *const inet[] = { "inet" };
-        bool use_xt = uses_xt_queue(l);
-        const char *const *families = use_xt ? xt : inet;
-        size_t n = use_xt ? ELEMENTSOF(xt) : ELEMENTSOF(inet);
+        /* ip and ip6, not inet: dup to an address and the xt NFQUEUE target
+         * exist in those families only. */
+        static const char *const families[] = { "ip", "ip6" };
+        size_t n = ELEMENTSOF(families);
         const json_t *self = json_object_get(fx->params, NET_PARAM_SELF);
         char name[NET_TABLE_MAX];
         int r = 0;

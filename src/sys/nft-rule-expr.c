@@ -130,9 +130,9 @@ static int match_peer(struct nftnl_rule *r, const struct nft_rule_spec *s, const
         return k < 0 ? k : cmp(r, NFT_CMP_EQ, &a, len);
 }
 
-static int match_not_loopback(struct nftnl_rule *r) {
+static int match_not_loopback(struct nftnl_rule *r, enum nft_meta_keys key) {
         char lo[IFNAMSIZ] = "lo";
-        int k = meta_load(r, NFT_META_IIFNAME);
+        int k = meta_load(r, key);
         return k < 0 ? k : cmp(r, NFT_CMP_NEQ, lo, sizeof(lo));
 }
 
@@ -190,7 +190,9 @@ static int matches_add(struct nftnl_rule *r, int family, const struct nft_rule_s
         if (k >= 0 && peer)
                 k = match_peer(r, s, peer);
         if (k >= 0 && s->not_loopback)
-                k = match_not_loopback(r);
+                k = match_not_loopback(r, NFT_META_IIFNAME);
+        if (k >= 0 && s->not_loopback_out)
+                k = match_not_loopback(r, NFT_META_OIFNAME);
         if (k >= 0 && s->mark_guard)
                 k = match_mark_guard(r, s->mark_guard);
         if (k >= 0 && s->tcp_flags != NFT_TCP_FLAGS_ANY)

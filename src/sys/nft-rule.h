@@ -153,6 +153,9 @@ struct nft_rule_spec {
          * postrouting, egress) have no iifname, so the whole rule never
          * matches there: use it on the receiving side only. */
         bool not_loopback;
+        /* oifname != "lo": the sending side's (output, postrouting) way of
+         * leaving the target's own loopback traffic alone. */
+        bool not_loopback_out;
         uint32_t mark_guard;          /* meta mark != mark_guard; 0: no test */
         enum nft_tcp_flags tcp_flags; /* needs l4 tcp */
         unsigned probability;         /* numgen random mod 10000 < p; 0 or 10000: always */
