@@ -335,3 +335,84 @@ double tcp_send_for(const char *addr, int port, int ms) {
         close(fd);
         return last > start ? bytes * 8 / ((double)(last - start) / 1e9) : 0;
 }
+
+/* Counts what fd receives between 0.5 s and 2.5 s after the first byte (the
+ * steady rate, without a token bucket's initial burst or socket buffers
+ * draining at the end), for at most max_ms; bits per second. */
+static double steady_rate(int fd, int max_ms) {
+        char buf[65536];
+        uint64_t end = now_ns() + (uint64_t)max_ms * 1000000u, first = 0, counted = 0;
+        while (ms_left(end) > 0) {
+                struct pollfd p = { .fd = fd, .events = POLLIN };
+                if (poll(&p, 1, 100) != 1)
+                        continue;
+                ssize_t n = recv(fd, buf, sizeof(buf), 0);
+                if (n <= 0)
+                        break;
+                uint64_t now = now_ns();
+                if (!first)
+                        first = now;
+                if (now >= first + 500000000u && now < first + 2500000000u)
+                        counted += (uint64_t)n;
+                else if (now >= first + 2500000000u)
+                        break;
+        }
+        return (double)counted * 8 / 2.0;
+}
+
+double tcp_sink_rate(int port, int max_ms) {
+        int lfd = bound(SOCK_STREAM, port);
+        if (lfd < 0)
+                return lfd;
+        listen(lfd, 4);
+        struct pollfd p = { .fd = lfd, .events = POLLIN };
+        int c = poll(&p, 1, max_ms) == 1 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
+        close(lfd);
+        if (c < 0)
+                return -ETIMEDOUT;
+        double bps = steady_rate(c, max_ms);
+        close(c);
+        return bps;
+}
+
+double tcp_fetch_rate(const char *addr, int port, int max_ms) {
+        struct sockaddr_storage to;
+        socklen_t len;
+        if (sockaddr_of(addr, port, &to, &len) < 0)
+                return -EINVAL;
+        int fd = socket(to.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return -errno;
+        if (connect(fd, (struct sockaddr *)&to, len) < 0) {
+                int e = -errno;
+                close(fd);
+                return e;
+        }
+        double bps = steady_rate(fd, max_ms);
+        close(fd);
+        return bps;
+}
+
+int tcp_source(int port, int max_ms) {
+        int lfd = bound(SOCK_STREAM, port), served = 0;
+        if (lfd < 0)
+                return lfd;
+        listen(lfd, 4);
+        static char zeros[65536];
+        uint64_t end = now_ns() + (uint64_t)max_ms * 1000000u;
+        while (ms_left(end) > 0) {
+                struct pollfd p = { .fd = lfd, .events = POLLIN };
+                if (poll(&p, 1, ms_left(end)) != 1)
+                        break;
+                int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+                if (c < 0)
+                        continue;
+                served++;
+                uint64_t stop = now_ns() + 10000000000u; /* one peer at a time, 10 s at most */
+                while (now_ns() < stop && send(c, zeros, sizeof(zeros), MSG_NOSIGNAL) > 0)
+                        ;
+                close(c);
+        }
+        close(lfd);
+        return served;
+}

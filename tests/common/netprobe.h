@@ -55,3 +55,12 @@ long tcp_server(int port, bool echo, int max_ms);
  * kernel accepted, or a negative errno. Use the receiver's count for rates
  * below the socket buffers: tcp_server()'s bytes over the same window. */
 double tcp_send_for(const char *addr, int port, int ms);
+
+/* Steady TCP rates (bits per second), counted by the receiver between 0.5 s
+ * and 2.5 s after the first byte: a sink that accepts one connection on port,
+ * or a fetch from a tcp_source() at addr:port. Negative errno on failure. */
+double tcp_sink_rate(int port, int max_ms);
+double tcp_fetch_rate(const char *addr, int port, int max_ms);
+/* Accepts connections on port one at a time and sends zeros to each until it
+ * closes (10 s at most), until max_ms; returns how many it served. */
+int tcp_source(int port, int max_ms);
