@@ -106,14 +106,6 @@ static void *flap_main(void *arg) {
 
 /* ---- apply ----------------------------------------------------------- */
 
-static int shaper_apply(struct net_live *l, const struct fault_exec *fx, struct mh_error *reterr) {
-        int fd = -EBADF;
-        int r = net_ns_queue_open(&l->target, l->lease_id, &fd, &l->queue, reterr);
-        if (r < 0 || (r = shaper_start(fd, l->queue, &l->rc.shaper, &l->shaper, reterr)) < 0)
-                return r;
-        return net_rules_apply(l, fx, reterr);
-}
-
 static int deliver(struct net_live *l, const struct fault_exec *fx, struct mh_error *reterr) {
         int r;
         switch (l->rc.delivery) {
@@ -124,7 +116,7 @@ static int deliver(struct net_live *l, const struct fault_exec *fx, struct mh_er
                 l->flap_started = r == 0;
                 return r < 0 ? mh_error_set(reterr, r, MH_EXIT_GENERAL_FAILURE, "flap", "cannot start the flap thread")
                              : 0;
-        case NET_DELIVERY_SHAPER: return shaper_apply(l, fx, reterr);
+        case NET_DELIVERY_SHAPER: return net_rules_apply(l, fx, reterr);
         default:
                 /* The guardian first: no qdisc exists without someone to remove it. */
                 if ((r = guard_spawn(l, reterr)) < 0)
@@ -157,11 +149,21 @@ int fault_apply_net(struct fault_exec *fx, struct mh_error *reterr) {
         return r;
 }
 
+/* With the agent's own record of the lease, only a qdisc delivery needs the
+ * target's netns cleaned; without one (recovery after the agent died, or a
+ * second undo op) the clean runs anyway: it is idempotent. */
 int fault_net_undo(const struct fault_exec *fx, struct mh_error *reterr) {
-        net_live_free(net_live_take(fx->lease_id));
-        if (fx->target.main.pid <= 0)
+        struct net_live *l = net_live_take(fx->lease_id);
+        bool qdisc = !l || l->rc.delivery == NET_DELIVERY_TBF || l->rc.delivery == NET_DELIVERY_NETEM;
+        net_live_free(l);
+        if (!qdisc || fx->target.main.pid <= 0)
                 return 0;
         return net_ns_clean(&fx->target.main, fx->lease_id, reterr);
+}
+
+int fault_net_release(const struct fault_exec *fx) {
+        net_live_free(net_live_take(fx->lease_id));
+        return 0;
 }
 
 int fault_net_residue(const struct fault_exec *fx, char *detail, size_t size) {

@@ -25,6 +25,9 @@ int fault_apply_net(struct fault_exec *fx, struct mh_error *reterr);
  * from the target's netns; idempotent, and enough after the agent that
  * applied the fault died (recovery). */
 int fault_net_undo(const struct fault_exec *fx, struct mh_error *reterr);
+/* Only what the agent holds (tables, shaper, flap thread, guardian): the
+ * undo of faults made of nftables rules alone, which die with their sockets. */
+int fault_net_release(const struct fault_exec *fx);
 /* 1 when something of the lease remains (or, for effect, is in force). */
 int fault_net_residue(const struct fault_exec *fx, char *detail, size_t size);
 

@@ -10,6 +10,7 @@
 
 #include "basic/clock.h"
 #include "basic/macro.h"
+#include "sys/nft-rule.h"
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static struct net_live *live[NET_LIVE_MAX];
@@ -81,6 +82,44 @@ static void guard_release(struct net_live *l) {
         }
 }
 
+struct closing {
+        struct nft_owner_table *tables[NET_TABLES_MAX];
+        size_t n;
+};
+
+static void *close_tables(void *arg) {
+        struct closing *c = arg;
+        for (size_t i = 0; i < c->n; i++)
+                nft_owner_table_free(c->tables[i]);
+        free(c);
+        return NULL;
+}
+
+/* The tables are deleted by the time this returns; their sockets are closed
+ * in a thread of their own, since the kernel's release of an nftables socket
+ * waits for the deletion's RCU grace period (Linux 6.x: several ms). */
+static void tables_delete(struct net_live *l) {
+        struct closing *c = calloc(1, sizeof(*c));
+        pthread_t t;
+        pthread_attr_t attr;
+        for (size_t i = 0; i < l->n_tables; i++)
+                nft_owner_table_delete(l->tables[i], NULL);
+        if (c) {
+                memcpy(c->tables, l->tables, l->n_tables * sizeof(l->tables[0]));
+                c->n = l->n_tables;
+                pthread_attr_init(&attr);
+                pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+                if (pthread_create(&t, &attr, close_tables, c) == 0)
+                        c = NULL;
+                pthread_attr_destroy(&attr);
+        }
+        if (c)
+                close_tables(c);
+        else if (!c && l->n_tables == 0)
+                free(c);
+        l->n_tables = 0;
+}
+
 void net_live_free(struct net_live *l) {
         if (!l)
                 return;
@@ -89,8 +128,7 @@ void net_live_free(struct net_live *l) {
                 pthread_join(l->flap_thread, NULL);
         }
         l->shaper = shaper_free(l->shaper);
-        for (size_t i = 0; i < l->n_tables; i++)
-                l->tables[i] = nft_owner_table_free(l->tables[i]);
+        tables_delete(l);
         guard_release(l);
         free(l);
 }

@@ -36,11 +36,23 @@ void net_ifb_name(const char *lease_id, char buf[IF_NAMESIZE]);
  * and IFB devices. */
 int net_ns_links(const struct proc_identity *id, struct net_links *ret, struct mh_error *reterr);
 
-/* Creates an nftables owner table in the target's netns; the returned table's
- * socket is ours (the table dies with it). */
-int net_ns_table_open(
-        const struct proc_identity *id, const char *family, const char *name, struct nft_owner_table **ret,
-        struct mh_error *reterr);
+#define NET_SOCKETS_MAX 4
+
+struct net_sockets {
+        struct nft_owner_table *tables[NET_SOCKETS_MAX - 1];
+        size_t n_tables;
+        int queue_fd; /* for shaper_start(); -EBADF when not asked for */
+        uint16_t queue;
+};
+
+/* In one visit to the target's netns: an nftables owner table named after
+ * the lease in each of families (the sockets are ours: the tables die with
+ * them) and, with queue, the shaper's queue bound to the first free number of
+ * the lease (from a hash of its id). On failure *ret holds what was opened,
+ * for the caller to free. */
+int net_ns_sockets_open(
+        const struct proc_identity *id, const char *lease_id, const char *const *families, size_t n, bool queue,
+        struct net_sockets *ret, struct mh_error *reterr);
 
 /* The netdev table of egress copies: an egress chain on every device of the
  * target (net_ns_links()) holding one rule per spec (action DUP_DEVICE; the
@@ -48,12 +60,6 @@ int net_ns_table_open(
 int net_ns_dup_egress_open(
         const struct proc_identity *id, const char *name, const struct nft_rule_spec *specs, size_t n,
         struct nft_owner_table **ret, struct mh_error *reterr);
-
-/* Binds the first free queue number of the lease (from a hash of its id) in
- * the target's netns; the fd is for shaper_start(). */
-int net_ns_queue_open(
-        const struct proc_identity *id, const char *lease_id, int *ret_fd, uint16_t *ret_queue,
-        struct mh_error *reterr);
 
 /* TBF / NETEM: our qdisc on every device for egress, and for ingress an IFB
  * device with the same qdisc, fed by a redirect from each device's ingress. On

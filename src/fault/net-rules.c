@@ -4,6 +4,7 @@
 
 #include <arpa/inet.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "basic/macro.h"
 #include "fault/net-netns.h"
@@ -124,23 +125,28 @@ static int add_dup_egress(struct net_live *l, struct mh_error *e) {
         return r;
 }
 
+/* The lease's tables (and, for the shaper, its queue) in one visit to the
+ * target's netns; then chains and rules through the tables' sockets. */
 int net_rules_apply(struct net_live *l, const struct fault_exec *fx, struct mh_error *reterr) {
-        /* ip and ip6, not inet: dup to an address and the xt NFQUEUE target
-         * exist in those families only. */
-        static const char *const families[] = { "ip", "ip6" };
-        size_t n = ELEMENTSOF(families);
+        /* One inet table, unless the rules need what exists in the ip and ip6
+         * families only: dup to an address, the xt NFQUEUE target. */
+        static const char *const split[] = { "ip", "ip6" }, *const inet[] = { "inet" };
+        bool queue = l->rc.delivery == NET_DELIVERY_SHAPER;
+        bool per_family = l->rc.dup_ingress_self || (queue && nft_queue_supported(NULL) != 1);
         const json_t *self = json_object_get(fx->params, NET_PARAM_SELF);
-        char name[NET_TABLE_MAX];
-        int r = 0;
-        net_table_name(l->lease_id, name);
-        for (size_t i = 0; i < n && r >= 0; i++) {
-                struct nft_owner_table *t = NULL;
-                if ((r = net_ns_table_open(&l->target, families[i], name, &t, reterr)) < 0)
-                        break;
-                l->tables[l->n_tables++] = t;
-                if ((r = add_chains(t, l->rc.dup_ingress_self, reterr)) >= 0 && !l->rc.flap_interval_ms)
-                        r = add_rules(l, t, self, reterr);
-        }
+        struct net_sockets so;
+        int r = net_ns_sockets_open(&l->target, l->lease_id, per_family ? split : inet, per_family ? 2 : 1, queue,
+                                    &so, reterr);
+        memcpy(l->tables, so.tables, so.n_tables * sizeof(so.tables[0]));
+        l->n_tables = so.n_tables;
+        l->queue = so.queue;
+        if (r >= 0 && queue)
+                r = shaper_start(so.queue_fd, so.queue, &l->rc.shaper, &l->shaper, reterr); /* owns the fd */
+        else if (so.queue_fd >= 0)
+                close(so.queue_fd);
+        for (size_t i = 0; i < l->n_tables && r >= 0; i++)
+                if ((r = add_chains(l->tables[i], l->rc.dup_ingress_self, reterr)) >= 0 && !l->rc.flap_interval_ms)
+                        r = add_rules(l, l->tables[i], self, reterr);
         if (r >= 0 && l->rc.dup_egress)
                 r = add_dup_egress(l, reterr);
         return r;

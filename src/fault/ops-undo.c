@@ -42,8 +42,12 @@ static int undo_cgroup_restore_cpu(const struct fault_exec *fx, struct mh_error 
         return cpu_quota_restore(&fx->target, reterr);
 }
 
-static int undo_net(const struct fault_exec *fx, struct mh_error *reterr) {
+static int undo_net_unshape(const struct fault_exec *fx, struct mh_error *reterr) {
         return fault_net_undo(fx, reterr);
+}
+
+static int undo_nft_table_delete(const struct fault_exec *fx, struct mh_error *reterr) {
+        return fault_net_release(fx);
 }
 
 static int undo_none(const struct fault_exec *fx, struct mh_error *reterr) {
@@ -58,8 +62,8 @@ static const undo_fn undo_ops[_COMP_OP_MAX] = {
         [COMP_OP_ENGINE_UNPAUSE] = undo_engine_unpause,
         [COMP_OP_CRASH_LOOP_STOP] = undo_crash_loop_stop,
         [COMP_OP_CGROUP_RESTORE_CPU] = undo_cgroup_restore_cpu,
-        [COMP_OP_NET_UNSHAPE] = undo_net,
-        [COMP_OP_NFT_TABLE_DELETE] = undo_net,
+        [COMP_OP_NET_UNSHAPE] = undo_net_unshape,
+        [COMP_OP_NFT_TABLE_DELETE] = undo_nft_table_delete,
         [COMP_OP_NONE] = undo_none,
 };
 

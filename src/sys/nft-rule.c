@@ -8,6 +8,7 @@
 #include <libnftnl/chain.h>
 #include <libnftnl/common.h>
 #include <libnftnl/rule.h>
+#include <libnftnl/table.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter/nfnetlink.h>
 #include <linux/netlink.h>
@@ -255,6 +256,26 @@ static int rule_del(
         } else
                 k = mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "nftables", "out of memory");
         nftnl_rule_free(r);
+        return k;
+}
+
+int nft_owner_table_delete(struct nft_owner_table *t, struct mh_error *reterr) {
+        struct batch b;
+        struct nftnl_table *nt = t ? nftnl_table_alloc() : NULL;
+        int k = nt ? batch_start(&b, t, false) : -ENOMEM;
+        if (k < 0) {
+                nftnl_table_free(nt);
+                return mh_error_set(reterr, k, MH_EXIT_GENERAL_FAILURE, "nftables", "deleting a table: %s", strerror(-k));
+        }
+        nftnl_table_set_u32(nt, NFTNL_TABLE_FAMILY, (uint32_t)t->family);
+        nftnl_table_set_str(nt, NFTNL_TABLE_NAME, t->name);
+        nftnl_table_nlmsg_build_payload(batch_msg(&b, NFT_MSG_DELTABLE, 0, "table"), nt);
+        k = batch_msg_done(&b);
+        k = k < 0 ? mh_error_set(reterr, k, MH_EXIT_GENERAL_FAILURE, "nftables", "deleting table %s: %s", t->name,
+                                 strerror(-k))
+                  : batch_send(&b, "deleting nftables table", reterr);
+        batch_done(&b);
+        nftnl_table_free(nt);
         return k;
 }
 

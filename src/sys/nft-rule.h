@@ -59,6 +59,11 @@ struct nft_chain_spec {
  * a device of that name appears (measured on 6.18: the chain is added). */
 int nft_chain_add(struct nft_owner_table *t, const struct nft_chain_spec *c, struct mh_error *reterr);
 
+/* Deletes the table itself through its socket (the socket stays open; free
+ * it after). Closing the socket deletes it too, but the kernel does that
+ * work inside close(), tens of milliseconds on a busy machine. */
+int nft_owner_table_delete(struct nft_owner_table *t, struct mh_error *reterr);
+
 /* Deletes every rule of chain (the chain stays), e.g. to switch a flapping
  * drop rule off; adding the rule again switches it on. -ENOENT when there is
  * no such chain. */

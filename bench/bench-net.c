@@ -1,0 +1,290 @@
+/* Network faults: inject + undo of net.latency, net.packet_loss and
+ * net.partition through a local `mayhem-agent serve --roles network` (the
+ * lease the runner sends, with the delivery the impact gate picks on this
+ * kernel), side by side in one run with what a classic chaos tool runs:
+ * `docker exec C tc|nft ...` inside a target that ships iproute2 and
+ * nftables, and `nsenter -t PID -n tc|nft ...` from the host. Rounds
+ * alternate the order of the three ways, so machine noise hits all alike.
+ * Medians and p95s in ms, and the ratios; it never fails on timing.
+ *
+ * The tc side uses netem where the kernel has it; without sch_netem (this
+ * machine) net.latency's tc stand-in is a tbf qdisc added and deleted at the
+ * root: the same rtnetlink round trips netem would take, through the same
+ * tool, and the bench says so in its output. Loss and partition go through
+ * nft on that side, as iptables-era tools do without netem.
+ *
+ * usage: bench-net [ROUNDS] [AGENT]   (ROUNDS 1..200, default 20). Needs root,
+ * dockerd and mayhem-test-iproute2 (tools/build-images). */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agent/agent-client.h"
+#include "agent/agent-kernel.h"
+#include "agent/agent.h"
+#include "basic/clock.h"
+#include "basic/parse-number.h"
+#include "engine/engine.h"
+#include "fault/fault.h"
+#include "plan/compensation.h"
+
+#define ROUNDS_DEFAULT 20
+#define ROUNDS_MAX     200
+#define IMAGE          "mayhem-test-iproute2:latest"
+#define CALL_MS        15000
+#define SETTLE_MS      100
+
+enum way { W_MAYHEM, W_EXEC, W_NSENTER, _W_MAX };
+enum fault { F_LATENCY, F_LOSS, F_PARTITION, _F_MAX };
+
+static const struct {
+        const char *id, *params;
+} faults[_F_MAX] = {
+        [F_LATENCY] = { "net.latency", "{\"delay_ms\": 100, \"direction\": \"egress\"}" },
+        [F_LOSS] = { "net.packet_loss", "{\"percent\": 10, \"direction\": \"egress\"}" },
+        [F_PARTITION] = { "net.partition", "{\"direction\": \"both\"}" },
+};
+
+struct bench {
+        struct engine *engine;
+        struct agent_client *agent;
+        char container[64], pid_arg[16];
+        bool created, netem;
+        struct target_identity target;
+        const char *delivery[_F_MAX];
+        unsigned next_lease;
+};
+
+static double samples[_F_MAX][_W_MAX][ROUNDS_MAX];
+
+static int run_argv(const char *const *argv) {
+        int status = 0;
+        pid_t pid = fork();
+        if (pid == 0) {
+                int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+                if (null < 0 || dup2(null, STDOUT_FILENO) < 0 || dup2(null, STDERR_FILENO) < 0)
+                        _exit(127);
+                execvp(argv[0], (char *const *)argv);
+                _exit(127);
+        }
+        if (pid < 0 || waitpid(pid, &status, 0) != pid)
+                return -ECHILD;
+        return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -EIO;
+}
+
+/* The tool's commands for one fault: apply, then undo. */
+static void tool_commands(const struct bench *b, enum fault f, const char *cmd[2][4]) {
+        static const char *const nft_loss = "add table ip mhbench; add chain ip mhbench o { type filter hook "
+                                            "output priority 0; }; add rule ip mhbench o numgen random mod 100 < 10 "
+                                            "drop";
+        static const char *const nft_part = "add table ip mhbench; add chain ip mhbench i { type filter hook "
+                                            "input priority 0; }; add chain ip mhbench o { type filter hook output "
+                                            "priority 0; }; add rule ip mhbench i iifname != lo drop; add rule ip "
+                                            "mhbench o oifname != lo drop";
+        if (f == F_LATENCY) {
+                cmd[0][0] = "tc";
+                cmd[0][1] = b->netem ? "qdisc add dev eth0 root netem delay 100ms"
+                                     : "qdisc add dev eth0 root tbf rate 1gbit burst 32kb latency 100ms";
+                cmd[1][0] = "tc";
+                cmd[1][1] = "qdisc del dev eth0 root";
+        } else {
+                cmd[0][0] = "nft";
+                cmd[0][1] = f == F_LOSS ? nft_loss : nft_part;
+                cmd[1][0] = "nft";
+                cmd[1][1] = "delete table ip mhbench";
+        }
+}
+
+/* Splits a command's words into argv after prefix (words are separated by
+ * single spaces; nft gets its whole script as one argument). */
+static int tool_run(const struct bench *b, enum way w, const char *tool, const char *words) {
+        char buf[512];
+        const char *argv[64];
+        size_t n = 0;
+        if (w == W_EXEC) {
+                argv[n++] = "docker", argv[n++] = "exec", argv[n++] = b->container;
+                argv[n++] = strcmp(tool, "tc") == 0 ? "/usr/sbin/tc" : "/usr/sbin/nft";
+        } else {
+                argv[n++] = "nsenter", argv[n++] = "-t", argv[n++] = b->pid_arg, argv[n++] = "-n";
+                argv[n++] = tool;
+        }
+        snprintf(buf, sizeof(buf), "%s", words);
+        if (strcmp(tool, "nft") == 0)
+                argv[n++] = buf;
+        else
+                for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && n < 62; t = strtok_r(NULL, " ", &save))
+                        argv[n++] = t;
+        argv[n] = NULL;
+        return run_argv(argv);
+}
+
+static json_t *lease_json(struct bench *b, enum fault f) {
+        const struct comp_template *tpl = comp_template_find(faults[f].id);
+        json_t *params = json_loads(faults[f].params, 0, NULL);
+        json_object_set_new(params, "delivery", json_string(b->delivery[f]));
+        struct agent_lease l = { .ttl_seconds = 60,
+                                 .duration_ms = 10000,
+                                 .target = b->target,
+                                 .params = params,
+                                 .n_undo = tpl->n_undo,
+                                 .n_verify = tpl->n_verify,
+                                 .effect = tpl->effect };
+        snprintf(l.id, sizeof(l.id), "l-%08x%08x", (unsigned)getpid(), ++b->next_lease);
+        snprintf(l.fault_id, sizeof(l.fault_id), "%s", tpl->fault_id);
+        memcpy(l.undo, tpl->undo, tpl->n_undo * sizeof(l.undo[0]));
+        memcpy(l.verify, tpl->verify, tpl->n_verify * sizeof(l.verify[0]));
+        json_t *j = agent_lease_to_json(&l);
+        agent_lease_done(&l);
+        return j;
+}
+
+static int phase(struct bench *b, enum fault f, const char *name, json_t *lease, struct mh_error *e) {
+        json_t *params = json_pack("{s:s, s:s, s:O}", "fault_id", faults[f].id, "phase", name, "lease", lease);
+        int r = agent_client_call(b->agent, "task.execute", params, CALL_MS, NULL, e);
+        if (r < 0)
+                mh_error_prefix(e, "%s %s: ", faults[f].id, name);
+        return r;
+}
+
+/* One inject + undo, timed, one way. */
+static int one(struct bench *b, enum fault f, enum way w, double *ret_ms, struct mh_error *e) {
+        double t0 = monotonic_ms();
+        int r;
+        if (w == W_MAYHEM) {
+                json_t *lease = lease_json(b, f);
+                double t1 = monotonic_ms();
+                if ((r = phase(b, f, "inject", lease, e)) >= 0) {
+                        double t2 = monotonic_ms();
+                        r = phase(b, f, "undo", lease, e);
+                        if (getenv("BENCH_NET_DEBUG"))
+                                fprintf(stderr, "%s inject %.2f undo %.2f\n", faults[f].id, t2 - t1, monotonic_ms() - t2);
+                }
+                json_decref(lease);
+        } else {
+                const char *cmd[2][4] = { { 0 } };
+                tool_commands(b, f, cmd);
+                if ((r = tool_run(b, w, cmd[0][0], cmd[0][1])) >= 0)
+                        r = tool_run(b, w, cmd[1][0], cmd[1][1]);
+                if (r < 0)
+                        mh_error_set(e, r, MH_EXIT_GENERAL_FAILURE, "tool", "%s %s via %s failed", cmd[0][0],
+                                     cmd[0][1], w == W_EXEC ? "docker exec" : "nsenter");
+        }
+        *ret_ms = monotonic_ms() - t0;
+        return r;
+}
+
+static int decide_delivery(struct bench *b, struct mh_error *e) {
+        json_t *caps = NULL;
+        int r = agent_client_call(b->agent, "capabilities.query", json_object(), CALL_MS, &caps, e);
+        if (r < 0)
+                return r;
+        struct kernel_features k;
+        agent_kernel_features_from_json(json_object_get(caps, "kernel"), &k);
+        json_decref(caps);
+        b->netem = k.netem;
+        b->delivery[F_LATENCY] = k.netem ? "netem" : "shaper";
+        b->delivery[F_LOSS] = b->delivery[F_PARTITION] = "nft";
+        return k.known ? 0 : mh_error_set(e, -EPERM, MH_EXIT_CONFIG_ERROR, "kernel", "the agent could not probe its kernel (root?)");
+}
+
+static int start(struct bench *b, struct mh_error *e) {
+        snprintf(b->container, sizeof(b->container), "mayhem-bench-net-%d", (int)getpid());
+        const char *argv[] = { "docker", "run", "-d", "--cap-add", "NET_ADMIN", "--name", b->container,
+                               "--entrypoint", "/usr/sbin/ip", IMAGE, "monitor", "link", NULL };
+        if (run_argv(argv) < 0)
+                return mh_error_set(e, -EIO, MH_EXIT_GENERAL_FAILURE, "docker", "docker run %s failed (tools/build-images?)", IMAGE);
+        b->created = true;
+        int r = target_identity_resolve(b->engine, b->container, &b->target, e);
+        snprintf(b->pid_arg, sizeof(b->pid_arg), "%d", (int)b->target.main.pid);
+        return r;
+}
+
+static int cmp_double(const void *x, const void *y) {
+        double a = *(const double *)x, c = *(const double *)y;
+        return (a > c) - (a < c);
+}
+
+static double pct(double *v, int n, int p) {
+        qsort(v, (size_t)n, sizeof(double), cmp_double);
+        int rank = (p * n + 99) / 100;
+        return p == 50 ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : v[rank > 0 ? rank - 1 : 0];
+}
+
+static void report(const struct bench *b, int rounds) {
+        printf("\n%d alternating rounds; inject + undo, ms (median / p95)\n", rounds);
+        printf("%-17s %-7s %17s %17s %17s %9s %9s\n", "fault", "via", "mayhem agent", "docker exec", "nsenter", "exec/us",
+               "nsent/us");
+        for (int f = 0; f < _F_MAX; f++) {
+                double m50 = pct(samples[f][W_MAYHEM], rounds, 50), m95 = pct(samples[f][W_MAYHEM], rounds, 95);
+                double x50 = pct(samples[f][W_EXEC], rounds, 50), x95 = pct(samples[f][W_EXEC], rounds, 95);
+                double n50 = pct(samples[f][W_NSENTER], rounds, 50), n95 = pct(samples[f][W_NSENTER], rounds, 95);
+                printf("%-17s %-7s %8.2f / %6.2f %8.2f / %6.2f %8.2f / %6.2f %8.1fx %8.1fx\n", faults[f].id,
+                       b->delivery[f], m50, m95, x50, x95, n50, n95, x50 / m50, n50 / m50);
+        }
+        if (!b->netem)
+                printf("  this kernel has no sch_netem: the tc side of net.latency adds and deletes a root tbf "
+                       "(the same rtnetlink round trips), the agent uses its NFQUEUE shaper\n");
+        printf("  mayhem: task.execute inject + undo (lease built each time); docker exec %s /usr/sbin/tc|nft ...; "
+               "nsenter -t %s -n tc|nft ...\n",
+               b->container, b->pid_arg);
+}
+
+static void cleanup(struct bench *b) {
+        b->agent = agent_client_stop(b->agent);
+        if (b->created)
+                run_argv((const char *const[]){ "docker", "rm", "-f", b->container, NULL });
+        b->engine = engine_free(b->engine);
+}
+
+static int bench_run(struct bench *b, int rounds, struct mh_error *e) {
+        char run_id[64];
+        int r;
+        if ((r = engine_open(ENGINE_DOCKER, NULL, &b->engine, e)) < 0 || (r = start(b, e)) < 0)
+                return r;
+        snprintf(run_id, sizeof(run_id), "bench-net-%d", (int)getpid());
+        struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT"), .roles = "network", .run_id = run_id };
+        if ((r = agent_client_start(&o, &b->agent, e)) < 0 || (r = decide_delivery(b, e)) < 0)
+                return r;
+        printf("bench-net: container %s (%s, main pid %s), agent pid %d\n", b->container, IMAGE, b->pid_arg,
+               (int)agent_client_pid(b->agent));
+        for (int i = 0; i < rounds; i++)
+                for (int f = 0; f < _F_MAX; f++)
+                        for (int k = 0; k < _W_MAX; k++) {
+                                enum way w = (enum way)((i + k) % _W_MAX);
+                                /* Each way's deletions end with an RCU grace period the kernel
+                                 * waits out holding the netns's nftables mutex: let it pass, so
+                                 * no way is timed against the previous one's leftovers. */
+                                sleep_ms(SETTLE_MS);
+                                if ((r = one(b, (enum fault)f, w, &samples[f][w][i], e)) < 0)
+                                        return r;
+                        }
+        report(b, rounds);
+        return 0;
+}
+
+int main(int argc, char **argv) {
+        struct bench b = { 0 };
+        struct mh_error err = { 0 };
+        int64_t rounds = ROUNDS_DEFAULT;
+        if (argc > 3 || (argc > 1 && (parse_int64(argv[1], &rounds) < 0 || rounds < 1 || rounds > ROUNDS_MAX))) {
+                fprintf(stderr, "usage: bench-net [ROUNDS 1..%d] [AGENT]\n", ROUNDS_MAX);
+                return 2;
+        }
+        if (argc > 2)
+                setenv("MAYHEM_AGENT", argv[2], 1);
+        signal(SIGPIPE, SIG_IGN);
+        int r = bench_run(&b, (int)rounds, &err);
+        cleanup(&b);
+        if (r < 0) {
+                fprintf(stderr, "bench-net: %s\n", err.msg);
+                return 1;
+        }
+        return 0;
+}
