@@ -41,8 +41,18 @@
 #define CALL_MS        15000
 #define SETTLE_MS      100
 
-enum way { W_MAYHEM, W_EXEC, W_NSENTER, _W_MAX };
-enum fault { F_LATENCY, F_LOSS, F_PARTITION, _F_MAX };
+enum way {
+        W_MAYHEM,
+        W_EXEC,
+        W_NSENTER,
+        _W_MAX
+};
+enum fault {
+        F_LATENCY,
+        F_LOSS,
+        F_PARTITION,
+        _F_MAX
+};
 
 static const struct {
         const char *id, *params;
@@ -81,13 +91,15 @@ static int run_argv(const char *const *argv) {
 
 /* The tool's commands for one fault: apply, then undo. */
 static void tool_commands(const struct bench *b, enum fault f, const char *cmd[2][4]) {
-        static const char *const nft_loss = "add table ip mhbench; add chain ip mhbench o { type filter hook "
-                                            "output priority 0; }; add rule ip mhbench o numgen random mod 100 < 10 "
-                                            "drop";
-        static const char *const nft_part = "add table ip mhbench; add chain ip mhbench i { type filter hook "
-                                            "input priority 0; }; add chain ip mhbench o { type filter hook output "
-                                            "priority 0; }; add rule ip mhbench i iifname != lo drop; add rule ip "
-                                            "mhbench o oifname != lo drop";
+        static const char *const nft_loss =
+                "add table ip mhbench; add chain ip mhbench o { type filter hook "
+                "output priority 0; }; add rule ip mhbench o numgen random mod 100 < 10 "
+                "drop";
+        static const char *const nft_part =
+                "add table ip mhbench; add chain ip mhbench i { type filter hook "
+                "input priority 0; }; add chain ip mhbench o { type filter hook output "
+                "priority 0; }; add rule ip mhbench i iifname != lo drop; add rule ip "
+                "mhbench o oifname != lo drop";
         if (f == F_LATENCY) {
                 cmd[0][0] = "tc";
                 cmd[0][1] = b->netem ? "qdisc add dev eth0 root netem delay 100ms"
@@ -119,7 +131,8 @@ static int tool_run(const struct bench *b, enum way w, const char *tool, const c
         if (strcmp(tool, "nft") == 0)
                 argv[n++] = buf;
         else
-                for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && n < 62; t = strtok_r(NULL, " ", &save))
+                for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && n < 62;
+                     t = strtok_r(NULL, " ", &save))
                         argv[n++] = t;
         argv[n] = NULL;
         return run_argv(argv);
@@ -146,7 +159,8 @@ static json_t *lease_json(struct bench *b, enum fault f) {
 }
 
 static int phase(struct bench *b, enum fault f, const char *name, json_t *lease, struct mh_error *e) {
-        json_t *params = json_pack("{s:s, s:s, s:O}", "fault_id", faults[f].id, "phase", name, "lease", lease);
+        json_t *params =
+                json_pack("{s:s, s:s, s:O}", "fault_id", faults[f].id, "phase", name, "lease", lease);
         int r = agent_client_call(b->agent, "task.execute", params, CALL_MS, NULL, e);
         if (r < 0)
                 mh_error_prefix(e, "%s %s: ", faults[f].id, name);
@@ -159,13 +173,8 @@ static int one(struct bench *b, enum fault f, enum way w, double *ret_ms, struct
         int r;
         if (w == W_MAYHEM) {
                 json_t *lease = lease_json(b, f);
-                double t1 = monotonic_ms();
-                if ((r = phase(b, f, "inject", lease, e)) >= 0) {
-                        double t2 = monotonic_ms();
+                if ((r = phase(b, f, "inject", lease, e)) >= 0)
                         r = phase(b, f, "undo", lease, e);
-                        if (getenv("BENCH_NET_DEBUG"))
-                                fprintf(stderr, "%s inject %.2f undo %.2f\n", faults[f].id, t2 - t1, monotonic_ms() - t2);
-                }
                 json_decref(lease);
         } else {
                 const char *cmd[2][4] = { { 0 } };
@@ -173,8 +182,9 @@ static int one(struct bench *b, enum fault f, enum way w, double *ret_ms, struct
                 if ((r = tool_run(b, w, cmd[0][0], cmd[0][1])) >= 0)
                         r = tool_run(b, w, cmd[1][0], cmd[1][1]);
                 if (r < 0)
-                        mh_error_set(e, r, MH_EXIT_GENERAL_FAILURE, "tool", "%s %s via %s failed", cmd[0][0],
-                                     cmd[0][1], w == W_EXEC ? "docker exec" : "nsenter");
+                        mh_error_set(
+                                e, r, MH_EXIT_GENERAL_FAILURE, "tool", "%s %s via %s failed", cmd[0][0],
+                                cmd[0][1], w == W_EXEC ? "docker exec" : "nsenter");
         }
         *ret_ms = monotonic_ms() - t0;
         return r;
@@ -191,15 +201,22 @@ static int decide_delivery(struct bench *b, struct mh_error *e) {
         b->netem = k.netem;
         b->delivery[F_LATENCY] = k.netem ? "netem" : "shaper";
         b->delivery[F_LOSS] = b->delivery[F_PARTITION] = "nft";
-        return k.known ? 0 : mh_error_set(e, -EPERM, MH_EXIT_CONFIG_ERROR, "kernel", "the agent could not probe its kernel (root?)");
+        return k.known ? 0
+                       : mh_error_set(
+                                 e, -EPERM, MH_EXIT_CONFIG_ERROR, "kernel",
+                                 "the agent could not probe its kernel (root?)");
 }
 
 static int start(struct bench *b, struct mh_error *e) {
         snprintf(b->container, sizeof(b->container), "mayhem-bench-net-%d", (int)getpid());
-        const char *argv[] = { "docker", "run", "-d", "--cap-add", "NET_ADMIN", "--name", b->container,
-                               "--entrypoint", "/usr/sbin/ip", IMAGE, "monitor", "link", NULL };
+        const char *argv[] = {
+                "docker",       "run",          "-d",  "--cap-add", "NET_ADMIN", "--name", b->container,
+                "--entrypoint", "/usr/sbin/ip", IMAGE, "monitor",   "link",      NULL
+        };
         if (run_argv(argv) < 0)
-                return mh_error_set(e, -EIO, MH_EXIT_GENERAL_FAILURE, "docker", "docker run %s failed (tools/build-images?)", IMAGE);
+                return mh_error_set(
+                        e, -EIO, MH_EXIT_GENERAL_FAILURE, "docker",
+                        "docker run %s failed (tools/build-images?)", IMAGE);
         b->created = true;
         int r = target_identity_resolve(b->engine, b->container, &b->target, e);
         snprintf(b->pid_arg, sizeof(b->pid_arg), "%d", (int)b->target.main.pid);
@@ -219,19 +236,23 @@ static double pct(double *v, int n, int p) {
 
 static void report(const struct bench *b, int rounds) {
         printf("\n%d alternating rounds; inject + undo, ms (median / p95)\n", rounds);
-        printf("%-17s %-7s %17s %17s %17s %9s %9s\n", "fault", "via", "mayhem agent", "docker exec", "nsenter", "exec/us",
-               "nsent/us");
+        printf("%-17s %-7s %17s %17s %17s %9s %9s\n", "fault", "via", "mayhem agent", "docker exec",
+               "nsenter", "exec/us", "nsent/us");
         for (int f = 0; f < _F_MAX; f++) {
-                double m50 = pct(samples[f][W_MAYHEM], rounds, 50), m95 = pct(samples[f][W_MAYHEM], rounds, 95);
+                double m50 = pct(samples[f][W_MAYHEM], rounds, 50),
+                       m95 = pct(samples[f][W_MAYHEM], rounds, 95);
                 double x50 = pct(samples[f][W_EXEC], rounds, 50), x95 = pct(samples[f][W_EXEC], rounds, 95);
-                double n50 = pct(samples[f][W_NSENTER], rounds, 50), n95 = pct(samples[f][W_NSENTER], rounds, 95);
+                double n50 = pct(samples[f][W_NSENTER], rounds, 50),
+                       n95 = pct(samples[f][W_NSENTER], rounds, 95);
                 printf("%-17s %-7s %8.2f / %6.2f %8.2f / %6.2f %8.2f / %6.2f %8.1fx %8.1fx\n", faults[f].id,
                        b->delivery[f], m50, m95, x50, x95, n50, n95, x50 / m50, n50 / m50);
         }
         if (!b->netem)
-                printf("  this kernel has no sch_netem: the tc side of net.latency adds and deletes a root tbf "
+                printf("  this kernel has no sch_netem: the tc side of net.latency adds and deletes a root "
+                       "tbf "
                        "(the same rtnetlink round trips), the agent uses its NFQUEUE shaper\n");
-        printf("  mayhem: task.execute inject + undo (lease built each time); docker exec %s /usr/sbin/tc|nft ...; "
+        printf("  mayhem: task.execute inject + undo (lease built each time); docker exec %s "
+               "/usr/sbin/tc|nft ...; "
                "nsenter -t %s -n tc|nft ...\n",
                b->container, b->pid_arg);
 }
@@ -249,7 +270,9 @@ static int bench_run(struct bench *b, int rounds, struct mh_error *e) {
         if ((r = engine_open(ENGINE_DOCKER, NULL, &b->engine, e)) < 0 || (r = start(b, e)) < 0)
                 return r;
         snprintf(run_id, sizeof(run_id), "bench-net-%d", (int)getpid());
-        struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT"), .roles = "network", .run_id = run_id };
+        struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT"),
+                                          .roles = "network",
+                                          .run_id = run_id };
         if ((r = agent_client_start(&o, &b->agent, e)) < 0 || (r = decide_delivery(b, e)) < 0)
                 return r;
         printf("bench-net: container %s (%s, main pid %s), agent pid %d\n", b->container, IMAGE, b->pid_arg,
@@ -273,7 +296,8 @@ int main(int argc, char **argv) {
         struct bench b = { 0 };
         struct mh_error err = { 0 };
         int64_t rounds = ROUNDS_DEFAULT;
-        if (argc > 3 || (argc > 1 && (parse_int64(argv[1], &rounds) < 0 || rounds < 1 || rounds > ROUNDS_MAX))) {
+        if (argc > 3 ||
+            (argc > 1 && (parse_int64(argv[1], &rounds) < 0 || rounds < 1 || rounds > ROUNDS_MAX))) {
                 fprintf(stderr, "usage: bench-net [ROUNDS 1..%d] [AGENT]\n", ROUNDS_MAX);
                 return 2;
         }

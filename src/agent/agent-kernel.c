@@ -3,8 +3,7 @@
 #include "basic/macro.h"
 
 /* One list, so the two directions cannot drift apart. */
-#define KERNEL_FEATURES(X)                                                                                  \
-        X(nft_owner) X(netem) X(tbf) X(ifb) X(xt_nfqueue) X(nft_queue) X(netdev_egress)
+#define KERNEL_FEATURES(X) X(nft_owner) X(netem) X(tbf) X(ifb) X(xt_nfqueue) X(nft_queue) X(netdev_egress)
 
 json_t *agent_kernel_features_json(const struct kernel_features *k) {
         json_t *j = json_pack("{s:b}", "known", k->known);

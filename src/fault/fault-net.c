@@ -30,11 +30,13 @@ static int guard_spawn(struct net_live *l, struct mh_error *reterr) {
                         "(only mayhem-agent applies them)");
         char pid[24], start[24];
         if (pipe2(p, O_CLOEXEC) < 0)
-                return mh_error_set(reterr, negative_errno(), MH_EXIT_GENERAL_FAILURE, "guard", "pipe: %s",
-                                    strerror(errno));
+                return mh_error_set(
+                        reterr, negative_errno(), MH_EXIT_GENERAL_FAILURE, "guard", "pipe: %s",
+                        strerror(errno));
         snprintf(pid, sizeof(pid), "%d", (int)l->target.pid);
         snprintf(start, sizeof(start), "%llu", (unsigned long long)l->target.start_time);
-        char *argv[] = { "mayhem-agent", "guard", "--pid", pid, "--start", start, "--lease", l->lease_id, NULL };
+        char *argv[] = { "mayhem-agent", "guard",   "--pid",     pid, "--start",
+                         start,          "--lease", l->lease_id, NULL };
         posix_spawn_file_actions_t fa;
         posix_spawnattr_t at;
         sigset_t none, dfl;
@@ -53,8 +55,9 @@ static int guard_spawn(struct net_live *l, struct mh_error *reterr) {
         close(p[0]);
         if (r != 0) {
                 close(p[1]);
-                return mh_error_set(reterr, -r, MH_EXIT_GENERAL_FAILURE, "guard", "cannot start the guardian %s: %s",
-                                    guard_exe, strerror(r));
+                return mh_error_set(
+                        reterr, -r, MH_EXIT_GENERAL_FAILURE, "guard", "cannot start the guardian %s: %s",
+                        guard_exe, strerror(r));
         }
         l->guard_fd = p[1];
         return 0;
@@ -114,7 +117,9 @@ static int deliver(struct net_live *l, const struct fault_exec *fx, struct mh_er
                         return r;
                 r = -pthread_create(&l->flap_thread, NULL, flap_main, l);
                 l->flap_started = r == 0;
-                return r < 0 ? mh_error_set(reterr, r, MH_EXIT_GENERAL_FAILURE, "flap", "cannot start the flap thread")
+                return r < 0 ? mh_error_set(
+                                       reterr, r, MH_EXIT_GENERAL_FAILURE, "flap",
+                                       "cannot start the flap thread")
                              : 0;
         case NET_DELIVERY_SHAPER: return net_rules_apply(l, fx, reterr);
         default:
@@ -139,7 +144,8 @@ int fault_apply_net(struct fault_exec *fx, struct mh_error *reterr) {
         if (!l)
                 return mh_error_set(
                         reterr, -EBUSY, MH_EXIT_GENERAL_FAILURE, "net_live",
-                        "lease %s: already applied, or %d network faults in force", fx->lease_id, NET_LIVE_MAX);
+                        "lease %s: already applied, or %d network faults in force", fx->lease_id,
+                        NET_LIVE_MAX);
         l->target = fx->target.main;
         l->rc = rc;
         if ((r = deliver(l, fx, reterr)) < 0) {
@@ -176,6 +182,7 @@ int fault_net_residue(const struct fault_exec *fx, char *detail, size_t size) {
                 snprintf(detail, size, "%s is not running: no netns left", fx->target.container_name);
                 return live;
         }
-        return net_ns_residue(&fx->target.main, fx->lease_id, queue, qdisc && strcmp(direction, "egress") != 0, detail,
-                              size);
+        return net_ns_residue(
+                &fx->target.main, fx->lease_id, queue, qdisc && strcmp(direction, "egress") != 0, detail,
+                size);
 }

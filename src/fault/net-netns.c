@@ -33,14 +33,16 @@ _printf_(3, 4) static int fail(char *out, size_t *out_len, const char *fmt, ...)
 
 /* Runs fn in the target's netns; its message becomes reterr. A target that is
  * gone is -ESRCH. */
-static int in_netns(const struct proc_identity *id, ns_fn fn, void *arg, char *out, size_t *len,
-                    struct mh_error *reterr) {
+static int in_netns(
+        const struct proc_identity *id, ns_fn fn, void *arg, char *out, size_t *len,
+        struct mh_error *reterr) {
         int result = 0;
         int r = ns_run(id, NS_BIT(NS_NET), fn, arg, NET_NS_WAIT_MS, out, len, &result, reterr);
         if (r < 0)
                 return r;
         if (result < 0)
-                return mh_error_set(reterr, result, MH_EXIT_GENERAL_FAILURE, "netns", "%.*s", (int)*len, out);
+                return mh_error_set(
+                        reterr, result, MH_EXIT_GENERAL_FAILURE, "netns", "%.*s", (int)*len, out);
         return result;
 }
 
@@ -106,7 +108,9 @@ static int bundle_send(const int *fds, size_t n, int *ret_carrier) {
                 char buf[CMSG_SPACE(sizeof(int) * NET_SOCKETS_MAX)];
         } control = { 0 };
         struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+        struct msghdr mh = { .msg_iov = &iov,
+                             .msg_iovlen = 1,
+                             .msg_control = control.buf,
                              .msg_controllen = CMSG_SPACE(sizeof(int) * n) };
         if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
                 return negative_errno();
@@ -132,7 +136,9 @@ static int bundle_receive(int carrier, int *fds, size_t n) {
                 char buf[CMSG_SPACE(sizeof(int) * NET_SOCKETS_MAX)];
         } control;
         struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-        struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control.buf,
+        struct msghdr mh = { .msg_iov = &iov,
+                             .msg_iovlen = 1,
+                             .msg_control = control.buf,
                              .msg_controllen = sizeof(control.buf) };
         ssize_t got = recvmsg(carrier, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
         struct cmsghdr *c = got == 1 ? CMSG_FIRSTHDR(&mh) : NULL;
@@ -157,8 +163,9 @@ static int open_queue(const struct sockets_arg *a, int *ret_fd, uint16_t *ret_q,
                         *ret_q = q;
                 return r;
         }
-        return mh_error_set(e, -EBUSY, MH_EXIT_GENERAL_FAILURE, "nfqueue", "every queue number %u..%u is taken",
-                            NET_QUEUE_BASE, NET_QUEUE_BASE + NET_QUEUE_SPAN - 1);
+        return mh_error_set(
+                e, -EBUSY, MH_EXIT_GENERAL_FAILURE, "nfqueue", "every queue number %u..%u is taken",
+                NET_QUEUE_BASE, NET_QUEUE_BASE + NET_QUEUE_SPAN - 1);
 }
 
 static int fn_sockets(void *arg, char *out, size_t *out_len, int *ret_fd) {
@@ -194,10 +201,12 @@ static uint32_t lease_hash(const char *lease_id) {
         return h;
 }
 
-static int adopt_all(const struct sockets_arg *a, const int *fds, struct net_sockets *ret, struct mh_error *e) {
+static int adopt_all(
+        const struct sockets_arg *a, const int *fds, struct net_sockets *ret, struct mh_error *e) {
         int r = 0;
         for (size_t i = 0; i < a->n; i++) {
-                int x = r < 0 ? (close(fds[i]), 0) : nft_owner_table_adopt(fds[i], a->families[i], a->name, &ret->tables[i], e);
+                int x = r < 0 ? (close(fds[i]), 0)
+                              : nft_owner_table_adopt(fds[i], a->families[i], a->name, &ret->tables[i], e);
                 if (r >= 0 && x < 0)
                         r = x;
                 else if (x >= 0 && r >= 0)
@@ -208,28 +217,32 @@ static int adopt_all(const struct sockets_arg *a, const int *fds, struct net_soc
 }
 
 int net_ns_sockets_open(
-        const struct proc_identity *id, const char *lease_id, const char *const *families, size_t n, bool queue,
-        struct net_sockets *ret, struct mh_error *reterr) {
+        const struct proc_identity *id, const char *lease_id, const char *const *families, size_t n,
+        bool queue, struct net_sockets *ret, struct mh_error *reterr) {
         char name[NET_TABLE_MAX], out[NS_RESULT_MAX];
         size_t len = sizeof(out);
         int result = 0, carrier = -EBADF, fds[NET_SOCKETS_MAX];
         net_table_name(lease_id, name);
-        struct sockets_arg a = { families, MIN(n, (size_t)NET_SOCKETS_MAX - 1), name, queue, lease_hash(lease_id) };
+        struct sockets_arg a = { families, MIN(n, (size_t)NET_SOCKETS_MAX - 1), name, queue,
+                                 lease_hash(lease_id) };
         *ret = (struct net_sockets){ .queue_fd = -EBADF };
-        int r = ns_run_fd(id, NS_BIT(NS_NET), fn_sockets, &a, NET_NS_WAIT_MS, out, &len, &result, &carrier, reterr);
+        int r = ns_run_fd(
+                id, NS_BIT(NS_NET), fn_sockets, &a, NET_NS_WAIT_MS, out, &len, &result, &carrier, reterr);
         if (r < 0)
                 return r;
         if (result < 0 || carrier < 0 || len != sizeof(uint16_t)) {
                 if (carrier >= 0)
                         close(carrier);
-                return mh_error_set(reterr, result < 0 ? result : -EPROTO, MH_EXIT_GENERAL_FAILURE, "netns",
-                                    "opening sockets in the target's netns: %.*s", (int)len, out);
+                return mh_error_set(
+                        reterr, result < 0 ? result : -EPROTO, MH_EXIT_GENERAL_FAILURE, "netns",
+                        "opening sockets in the target's netns: %.*s", (int)len, out);
         }
         memcpy(&ret->queue, out, sizeof(ret->queue));
         r = bundle_receive(carrier, fds, a.n + (queue ? 1 : 0));
         close(carrier);
         if (r < 0)
-                return mh_error_set(reterr, r, MH_EXIT_GENERAL_FAILURE, "netns", "the sockets did not arrive");
+                return mh_error_set(
+                        reterr, r, MH_EXIT_GENERAL_FAILURE, "netns", "the sockets did not arrive");
         return adopt_all(&a, fds, ret, reterr);
 }
 
@@ -289,4 +302,3 @@ int net_ns_dup_egress_open(
                         "table netdev %s: %.*s", name, (int)len, out);
         return nft_owner_table_adopt(fd, "netdev", name, ret, reterr);
 }
-

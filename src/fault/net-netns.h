@@ -18,11 +18,11 @@
 #include "sys/nft.h"
 #include "sys/process.h"
 
-#define NET_LINKS_MAX   16
-#define NET_NS_WAIT_MS  10000
-#define NET_TABLE_MAX   32
-#define NET_QUEUE_BASE  27000u /* the shaper's queue numbers: NET_QUEUE_BASE + 0..NET_QUEUE_SPAN-1 */
-#define NET_QUEUE_SPAN  256u
+#define NET_LINKS_MAX  16
+#define NET_NS_WAIT_MS 10000
+#define NET_TABLE_MAX  32
+#define NET_QUEUE_BASE 27000u /* the shaper's queue numbers: NET_QUEUE_BASE + 0..NET_QUEUE_SPAN-1 */
+#define NET_QUEUE_SPAN 256u
 
 struct net_links {
         size_t n;
@@ -51,8 +51,8 @@ struct net_sockets {
  * the lease (from a hash of its id). On failure *ret holds what was opened,
  * for the caller to free. */
 int net_ns_sockets_open(
-        const struct proc_identity *id, const char *lease_id, const char *const *families, size_t n, bool queue,
-        struct net_sockets *ret, struct mh_error *reterr);
+        const struct proc_identity *id, const char *lease_id, const char *const *families, size_t n,
+        bool queue, struct net_sockets *ret, struct mh_error *reterr);
 
 /* The netdev table of egress copies: an egress chain on every device of the
  * target (net_ns_links()) holding one rule per spec (action DUP_DEVICE; the

@@ -58,7 +58,9 @@ static int clean(struct rtnl *rt, const char *lease_id, struct mh_error *e) {
         for (size_t i = 0; r >= 0 && i < n; i++) {
                 if (q[i].parent == RTNL_PARENT_ROOT && (q[i].handle >> 16) == RTNL_HANDLE_MAJOR)
                         r = rtnl_qdisc_del_ours(rt, q[i].ifindex, RTNL_PARENT_ROOT, q[i].kind, e);
-                else if (q[i].parent == RTNL_PARENT_INGRESS && rtnl_qdisc_ingress_del_ours(rt, q[i].ifindex, NULL) < 0)
+                else if (
+                        q[i].parent == RTNL_PARENT_INGRESS &&
+                        rtnl_qdisc_ingress_del_ours(rt, q[i].ifindex, NULL) < 0)
                         r = 0; /* not ours: left alone */
         }
         net_ifb_name(lease_id, ifb);
@@ -81,8 +83,8 @@ static int apply(struct rtnl *rt, const char *lease_id, const struct net_recipe 
                         snprintf(l.name[l.n++], IF_NAMESIZE, "%s", all[i].name);
         if (rc->dirs & NET_DIR_INGRESS) {
                 net_ifb_name(lease_id, ifb_name);
-                if ((r = rtnl_ifb_create(rt, ifb_name, &ifb, e)) < 0 || (r = rtnl_link_set_up(rt, ifb, e)) < 0 ||
-                    (r = qdisc_add(rt, ifb, rc, e)) < 0)
+                if ((r = rtnl_ifb_create(rt, ifb_name, &ifb, e)) < 0 ||
+                    (r = rtnl_link_set_up(rt, ifb, e)) < 0 || (r = qdisc_add(rt, ifb, rc, e)) < 0)
                         return r;
         }
         for (size_t i = 0; i < l.n; i++) {
@@ -176,8 +178,8 @@ static int residue_rtnl(const struct qdisc_arg *a, char *out, size_t *used, size
                 bool ours = (q[i].handle >> 16) == RTNL_HANDLE_MAJOR;
                 bool ingress = a->ingress_too && q[i].parent == RTNL_PARENT_INGRESS;
                 if (ours || ingress) {
-                        note(out, used, size, "%s qdisc %s on ifindex %d; ", ours ? "our" : "an ingress", q[i].kind,
-                             q[i].ifindex);
+                        note(out, used, size, "%s qdisc %s on ifindex %d; ", ours ? "our" : "an ingress",
+                             q[i].kind, q[i].ifindex);
                         found = 1;
                 }
         }

@@ -24,7 +24,9 @@ static unsigned dirs_of(const char *direction) {
 }
 
 static enum nft_l4 l4_of(const char *protocol) {
-        return strcmp(protocol, "tcp") == 0 ? NFT_L4_TCP : strcmp(protocol, "udp") == 0 ? NFT_L4_UDP : NFT_L4_ANY;
+        return strcmp(protocol, "tcp") == 0   ? NFT_L4_TCP
+               : strcmp(protocol, "udp") == 0 ? NFT_L4_UDP
+                                              : NFT_L4_ANY;
 }
 
 static int peers_of(const struct fault_exec *fx, struct scope *sc, struct mh_error *reterr) {
@@ -49,8 +51,9 @@ static int peers_of(const struct fault_exec *fx, struct scope *sc, struct mh_err
 }
 
 /* Rules for one direction and one transport protocol. */
-static void add_l4(struct net_recipe *rc, const struct scope *sc, bool ingress, enum nft_l4 l4,
-                   const struct nft_rule_spec *tpl) {
+static void add_l4(
+        struct net_recipe *rc, const struct scope *sc, bool ingress, enum nft_l4 l4,
+        const struct nft_rule_spec *tpl) {
         for (int sport = 0; sport < (sc->port && sc->port_either ? 2 : 1); sport++) {
                 if (rc->n_rules >= NET_RULES_MAX)
                         return;
@@ -93,8 +96,8 @@ static uint32_t ms_param(const struct fault_exec *fx, const char *name, double d
 /* ---- one builder per fault ---------------------------------------------- */
 
 static void shape_queue(struct net_recipe *rc, const struct scope *sc) {
-        add_rules(rc, sc,
-                  &(struct nft_rule_spec){ .action = NFT_ACTION_QUEUE, .queue = { .bypass = true } });
+        add_rules(
+                rc, sc, &(struct nft_rule_spec){ .action = NFT_ACTION_QUEUE, .queue = { .bypass = true } });
 }
 
 static void delay(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
@@ -118,9 +121,12 @@ static void bandwidth(const struct fault_exec *fx, struct net_recipe *rc, const 
         shape_queue(rc, sc);
 }
 
-static void drop(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc, double percent) {
-        add_rules(rc, sc,
-                  &(struct nft_rule_spec){ .action = NFT_ACTION_DROP, .probability = probability_of(percent) });
+static void drop(
+        const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc, double percent) {
+        add_rules(
+                rc, sc,
+                &(struct nft_rule_spec){ .action = NFT_ACTION_DROP,
+                                         .probability = probability_of(percent) });
 }
 
 static void packet_loss(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
@@ -130,10 +136,11 @@ static void packet_loss(const struct fault_exec *fx, struct net_recipe *rc, cons
 
 static void corrupt(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
         rc->netem_corrupt = fault_param_num(fx, "percent", 1);
-        add_rules(rc, sc,
-                  &(struct nft_rule_spec){ .action = NFT_ACTION_CORRUPT,
-                                           .probability = probability_of(rc->netem_corrupt),
-                                           .corrupt = { .offset = 0, .mask = 0x01 } });
+        add_rules(
+                rc, sc,
+                &(struct nft_rule_spec){ .action = NFT_ACTION_CORRUPT,
+                                         .probability = probability_of(rc->netem_corrupt),
+                                         .corrupt = { .offset = 0, .mask = 0x01 } });
 }
 
 /* The copies need the target's own address (ingress) or its devices (egress),
@@ -143,23 +150,28 @@ static void duplicate(const struct fault_exec *fx, struct net_recipe *rc, const 
         rc->dup_probability = probability_of(rc->netem_duplicate);
         rc->dup_ingress_self = sc->dirs & NET_DIR_INGRESS;
         rc->dup_egress = sc->dirs & NET_DIR_EGRESS;
-        add_rules(rc, sc,
-                  &(struct nft_rule_spec){ .action = NFT_ACTION_DUP_ADDR,
-                                           .probability = rc->dup_probability });
+        add_rules(
+                rc, sc,
+                &(struct nft_rule_spec){ .action = NFT_ACTION_DUP_ADDR,
+                                         .probability = rc->dup_probability });
 }
 
 static void reset(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
-        add_rules(rc, sc,
-                  &(struct nft_rule_spec){ .action = NFT_ACTION_REJECT_TCP_RESET,
-                                           .tcp_flags = NFT_TCP_FLAGS_NOT_SYN,
-                                           .probability = probability_of(fault_param_num(fx, "probability", 100)) });
+        add_rules(
+                rc, sc,
+                &(struct nft_rule_spec){ .action = NFT_ACTION_REJECT_TCP_RESET,
+                                         .tcp_flags = NFT_TCP_FLAGS_NOT_SYN,
+                                         .probability =
+                                                 probability_of(fault_param_num(fx, "probability", 100)) });
 }
 
 static void refuse(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
         bool tcp = sc->l4 != NFT_L4_UDP;
-        add_rules(rc, sc,
-                  &(struct nft_rule_spec){ .action = tcp ? NFT_ACTION_REJECT_TCP_RESET : NFT_ACTION_REJECT_PORT_UNREACH,
-                                           .tcp_flags = tcp ? NFT_TCP_FLAGS_SYN : NFT_TCP_FLAGS_ANY });
+        add_rules(
+                rc, sc,
+                &(struct nft_rule_spec){ .action = tcp ? NFT_ACTION_REJECT_TCP_RESET
+                                                       : NFT_ACTION_REJECT_PORT_UNREACH,
+                                         .tcp_flags = tcp ? NFT_TCP_FLAGS_SYN : NFT_TCP_FLAGS_ANY });
 }
 
 static void partition(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
@@ -185,7 +197,7 @@ static const struct {
         builder build;
         unsigned side;
         bool either;
-        uint16_t fixed_port; /* dns */
+        uint16_t fixed_port;  /* dns */
         const char *protocol; /* fixed protocol, NULL: the protocol param */
 } recipes[] = {
         { "db.query_error", reset, NET_DIR_INGRESS, false, 0, "tcp" },
@@ -219,7 +231,8 @@ bool net_fault_is_network(const char *fault_id) {
 }
 
 static int scope_of(const struct fault_exec *fx, int i, struct scope *sc, struct mh_error *reterr) {
-        const char *proto = recipes[i].protocol ? recipes[i].protocol : fault_param_str(fx, "protocol", "any");
+        const char *proto =
+                recipes[i].protocol ? recipes[i].protocol : fault_param_str(fx, "protocol", "any");
         double port = recipes[i].fixed_port ? recipes[i].fixed_port : fault_param_num(fx, "port", 0);
         *sc = (struct scope){ .dirs = recipes[i].side ? recipes[i].side
                                                       : dirs_of(fault_param_str(fx, "direction", "egress")),
@@ -240,7 +253,8 @@ int net_recipe_build(const struct fault_exec *fx, struct net_recipe *ret, struct
         if (!delivery || (d = net_delivery_from_string(delivery)) < 0)
                 return mh_error_set(
                         reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "no_delivery",
-                        "%s: the lease names no delivery (%s); the runner decides it from the agent's kernel",
+                        "%s: the lease names no delivery (%s); the runner decides it from the agent's "
+                        "kernel",
                         fx->fault_id, delivery ? delivery : "absent");
         int r = scope_of(fx, i, &sc, reterr);
         if (r < 0)

@@ -26,7 +26,7 @@
 #include "shaper/shaper.h"
 #include "sys/nft-rule.h"
 
-#define NET_RULES_MAX 16
+#define NET_RULES_MAX   16
 #define NET_DIR_EGRESS  1u
 #define NET_DIR_INGRESS 2u
 

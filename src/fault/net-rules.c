@@ -17,7 +17,9 @@
 
 static int family_of(const char *addr) {
         unsigned char buf[16];
-        return inet_pton(AF_INET, addr, buf) == 1 ? AF_INET : inet_pton(AF_INET6, addr, buf) == 1 ? AF_INET6 : -1;
+        return inet_pton(AF_INET, addr, buf) == 1    ? AF_INET
+               : inet_pton(AF_INET6, addr, buf) == 1 ? AF_INET6
+                                                     : -1;
 }
 
 /* Keeps the peers of af (0: all). False when the rule had peers and none is
@@ -38,8 +40,9 @@ static int table_af(struct nft_owner_table *t) {
         return strcmp(f, "ip") == 0 ? AF_INET : strcmp(f, "ip6") == 0 ? AF_INET6 : 0;
 }
 
-static int add_one(struct net_live *l, struct nft_owner_table *t, const char *chain, struct nft_rule_spec *s,
-                   struct mh_error *e) {
+static int add_one(
+        struct net_live *l, struct nft_owner_table *t, const char *chain, struct nft_rule_spec *s,
+        struct mh_error *e) {
         if (!keep_peers(s, table_af(t)))
                 return 0;
         int r = nft_rule_add(t, chain, s, NULL, e);
@@ -50,8 +53,9 @@ static int add_one(struct net_live *l, struct nft_owner_table *t, const char *ch
 
 /* Ingress copies: to each of the target's own addresses (the copy is
  * delivered a second time through lo). */
-static int add_dup_self(struct net_live *l, struct nft_owner_table *t, const struct net_rule *nr,
-                        const json_t *self, struct mh_error *e) {
+static int add_dup_self(
+        struct net_live *l, struct nft_owner_table *t, const struct net_rule *nr, const json_t *self,
+        struct mh_error *e) {
         size_t i;
         const json_t *v;
         json_array_foreach(self, i, v) {
@@ -135,8 +139,8 @@ int net_rules_apply(struct net_live *l, const struct fault_exec *fx, struct mh_e
         bool per_family = l->rc.dup_ingress_self || (queue && nft_queue_supported(NULL) != 1);
         const json_t *self = json_object_get(fx->params, NET_PARAM_SELF);
         struct net_sockets so;
-        int r = net_ns_sockets_open(&l->target, l->lease_id, per_family ? split : inet, per_family ? 2 : 1, queue,
-                                    &so, reterr);
+        int r = net_ns_sockets_open(
+                &l->target, l->lease_id, per_family ? split : inet, per_family ? 2 : 1, queue, &so, reterr);
         memcpy(l->tables, so.tables, so.n_tables * sizeof(so.tables[0]));
         l->n_tables = so.n_tables;
         l->queue = so.queue;
@@ -145,7 +149,8 @@ int net_rules_apply(struct net_live *l, const struct fault_exec *fx, struct mh_e
         else if (so.queue_fd >= 0)
                 close(so.queue_fd);
         for (size_t i = 0; i < l->n_tables && r >= 0; i++)
-                if ((r = add_chains(l->tables[i], l->rc.dup_ingress_self, reterr)) >= 0 && !l->rc.flap_interval_ms)
+                if ((r = add_chains(l->tables[i], l->rc.dup_ingress_self, reterr)) >= 0 &&
+                    !l->rc.flap_interval_ms)
                         r = add_rules(l, l->tables[i], self, reterr);
         if (r >= 0 && l->rc.dup_egress)
                 r = add_dup_egress(l, reterr);

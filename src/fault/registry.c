@@ -8,31 +8,31 @@
  * is the planner's undo ops, run by comp_op_run() (test-fault checks that every
  * op a registered fault needs is supported). */
 #define FAULT_MECHANISMS(X)                                                                                 \
-        X("db.query_error", fault_apply_net) \
-        X("db.slow_query", fault_apply_net) \
+        X("db.query_error", fault_apply_net)                                                                \
+        X("db.slow_query", fault_apply_net)                                                                 \
         X("container.kill", fault_apply_container_kill)                                                     \
         X("container.pause", fault_apply_container_pause)                                                   \
         X("container.restart", fault_apply_container_restart)                                               \
         X("cpu.throttle", fault_apply_cpu_throttle)                                                         \
-        X("dependency.block", fault_apply_net) \
-        X("dependency.connection_refuse", fault_apply_net) \
-        X("dependency.flap", fault_apply_net) \
-        X("dependency.timeout", fault_apply_net) \
-        X("dns.timeout", fault_apply_net) \
-        X("net.bandwidth", fault_apply_net) \
-        X("net.connection_refuse", fault_apply_net) \
-        X("net.connection_reset", fault_apply_net) \
-        X("net.corrupt", fault_apply_net) \
-        X("net.duplicate", fault_apply_net) \
-        X("net.latency", fault_apply_net) \
-        X("net.packet_loss", fault_apply_net) \
-        X("net.partition", fault_apply_net) \
-        X("net.reorder", fault_apply_net) \
+        X("dependency.block", fault_apply_net)                                                              \
+        X("dependency.connection_refuse", fault_apply_net)                                                  \
+        X("dependency.flap", fault_apply_net)                                                               \
+        X("dependency.timeout", fault_apply_net)                                                            \
+        X("dns.timeout", fault_apply_net)                                                                   \
+        X("net.bandwidth", fault_apply_net)                                                                 \
+        X("net.connection_refuse", fault_apply_net)                                                         \
+        X("net.connection_reset", fault_apply_net)                                                          \
+        X("net.corrupt", fault_apply_net)                                                                   \
+        X("net.duplicate", fault_apply_net)                                                                 \
+        X("net.latency", fault_apply_net)                                                                   \
+        X("net.packet_loss", fault_apply_net)                                                               \
+        X("net.partition", fault_apply_net)                                                                 \
+        X("net.reorder", fault_apply_net)                                                                   \
         X("node.service_stop", fault_apply_node_service_stop)                                               \
         X("process.crash_loop", fault_apply_crash_loop)                                                     \
         X("proc.pause", fault_apply_proc_pause)                                                             \
         X("process.kill", fault_apply_process_kill)                                                         \
-        X("process.stop", fault_apply_process_stop) \
+        X("process.stop", fault_apply_process_stop)                                                         \
         X("tls.handshake_failure", fault_apply_net)
 
 #define AS_ENTRY(id, fn) { .fault_id = id, .apply = fn },

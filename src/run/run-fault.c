@@ -297,8 +297,8 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
         struct mh_error e = { 0 };
         bool ok;
 
-        if (resolve_target(r, f->target, &c.target, &e) < 0 || runner_lease_params(r, f, &c.params, &e) < 0 ||
-            write_ahead(&c, step_id, &e) < 0) {
+        if (resolve_target(r, f->target, &c.target, &e) < 0 ||
+            runner_lease_params(r, f, &c.params, &e) < 0 || write_ahead(&c, step_id, &e) < 0) {
                 json_decref(c.params);
                 runner_progress(r, "  [FAIL] %s %s: %s", f->id, f->src->def->id, e.msg);
                 return false;

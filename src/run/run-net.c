@@ -29,8 +29,8 @@ static int decide(struct runner *r, size_t i, const struct kernel_features *k, s
         json_decref(params);
         if (x == -EOPNOTSUPP)
                 return mh_error_set(
-                        reterr, x, MH_EXIT_CONFIG_ERROR, "impact_refused", "%s %s; nothing was touched", f->id,
-                        why);
+                        reterr, x, MH_EXIT_CONFIG_ERROR, "impact_refused", "%s %s; nothing was touched",
+                        f->id, why);
         r->delivery[i] = x > 0 ? (int)d : -1;
         if (x > 0)
                 runner_progress(r, "%s %s: delivered by %s", f->id, rq.fault_id, net_delivery_to_string(d));
@@ -79,7 +79,8 @@ static int add_addresses(struct runner *r, const char *container, json_t *list, 
         return x;
 }
 
-int runner_lease_params(struct runner *r, const struct plan_fault *f, json_t **ret, struct mh_error *reterr) {
+int runner_lease_params(
+        struct runner *r, const struct plan_fault *f, json_t **ret, struct mh_error *reterr) {
         json_t *params = plan_fault_params_json(f->src);
         int d = r->delivery ? r->delivery[f - r->plan->faults] : -1, x = 0;
         if (params && d >= 0) {
@@ -94,7 +95,9 @@ int runner_lease_params(struct runner *r, const struct plan_fault *f, json_t **r
         }
         if (!params || x < 0) {
                 json_decref(params);
-                return params ? x : mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
+                return params ? x
+                              : mh_error_set(
+                                        reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
         }
         *ret = params;
         return 0;

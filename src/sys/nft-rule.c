@@ -265,14 +265,17 @@ int nft_owner_table_delete(struct nft_owner_table *t, struct mh_error *reterr) {
         int k = nt ? batch_start(&b, t, false) : -ENOMEM;
         if (k < 0) {
                 nftnl_table_free(nt);
-                return mh_error_set(reterr, k, MH_EXIT_GENERAL_FAILURE, "nftables", "deleting a table: %s", strerror(-k));
+                return mh_error_set(
+                        reterr, k, MH_EXIT_GENERAL_FAILURE, "nftables", "deleting a table: %s",
+                        strerror(-k));
         }
         nftnl_table_set_u32(nt, NFTNL_TABLE_FAMILY, (uint32_t)t->family);
         nftnl_table_set_str(nt, NFTNL_TABLE_NAME, t->name);
         nftnl_table_nlmsg_build_payload(batch_msg(&b, NFT_MSG_DELTABLE, 0, "table"), nt);
         k = batch_msg_done(&b);
-        k = k < 0 ? mh_error_set(reterr, k, MH_EXIT_GENERAL_FAILURE, "nftables", "deleting table %s: %s", t->name,
-                                 strerror(-k))
+        k = k < 0 ? mh_error_set(
+                            reterr, k, MH_EXIT_GENERAL_FAILURE, "nftables", "deleting table %s: %s", t->name,
+                            strerror(-k))
                   : batch_send(&b, "deleting nftables table", reterr);
         batch_done(&b);
         nftnl_table_free(nt);

@@ -41,13 +41,15 @@ static double baseline_ms;
 
 static bool inspect(const char *name, struct engine_container *c) {
         struct engine *e = NULL;
-        bool ok = engine_open(ENGINE_DOCKER, NULL, &e, NULL) >= 0 && engine_container_inspect(e, name, c, NULL) >= 0;
+        bool ok = engine_open(ENGINE_DOCKER, NULL, &e, NULL) >= 0 &&
+                  engine_container_inspect(e, name, c, NULL) >= 0;
         engine_free(e);
         return ok;
 }
 
 static void remove_stack(void) {
-        struct cmd_result r = run_command(NULL, (const char *const[]){ "docker", "rm", "-f", TARGET, PEER, NULL });
+        struct cmd_result r =
+                run_command(NULL, (const char *const[]){ "docker", "rm", "-f", TARGET, PEER, NULL });
         cmd_result_done(&r);
 }
 
@@ -83,7 +85,8 @@ static pid_t run_drill(const char *fault, const char *params) {
         char path[128];
         demo_fresh_db(&demo);
         write_drill(path, sizeof(path), fault, params);
-        pid_t pid = demo_mayhem_spawn(&demo, (const char *const[]){ "run", path, "-c", COMPOSE, "--execute", NULL });
+        pid_t pid = demo_mayhem_spawn(
+                &demo, (const char *const[]){ "run", path, "-c", COMPOSE, "--execute", NULL });
         assert_true(pid > 0);
         return pid;
 }
@@ -133,7 +136,8 @@ static bool residue(char *why, size_t size) {
         char *tables = in_target((const char *const[]){ "nft", "list", "tables", NULL });
         char *qdiscs = in_target((const char *const[]){ "tc", "qdisc", "show", NULL });
         char *links = in_target((const char *const[]){ "ip", "-o", "link", "show", "type", "ifb", NULL });
-        bool found = strstr(tables, "mayhem-") || strstr(qdiscs, "6d68:") || strstr(qdiscs, "ingress") || links[0];
+        bool found = strstr(tables, "mayhem-") || strstr(qdiscs, "6d68:") || strstr(qdiscs, "ingress") ||
+                     links[0];
         snprintf(why, size, "tables: %.200s qdiscs: %.300s ifb: %.100s", tables, qdiscs, links);
         free(tables), free(qdiscs), free(links);
         return found;
@@ -156,7 +160,8 @@ static struct rtt measure_rtt(unsigned count) {
         struct udp_rtt_result r;
         struct rtt out = { 0 };
         assert_int_equal(udp_rtt_probe(target_ip, 7001, count, 1000, 1000, &r), 0);
-        out.sent = r.sent, out.received = r.received, out.duplicates = r.duplicates, out.reordered = r.reordered;
+        out.sent = r.sent, out.received = r.received, out.duplicates = r.duplicates,
+        out.reordered = r.reordered;
         if (r.received) {
                 out.p50 = percentile(r.rtt_ms, r.received, 50);
                 out.p10 = percentile(r.rtt_ms, r.received, 10);
@@ -175,7 +180,8 @@ static void assert_added(double measured, double want, const char *what) {
 
 static void assert_binomial(unsigned k, unsigned n, double p, const char *what) {
         double sd = sqrt(n * p * (1 - p)), lo = n * p - 2.576 * sd, hi = n * p + 2.576 * sd;
-        print_message("%s: %u of %u (%.2f %%, 99 %% interval %.0f..%.0f)\n", what, k, n, 100.0 * k / n, lo, hi);
+        print_message(
+                "%s: %u of %u (%.2f %%, 99 %% interval %.0f..%.0f)\n", what, k, n, 100.0 * k / n, lo, hi);
         if (k < lo || k > hi)
                 fail_msg("%s: %u of %u outside %.0f..%.0f", what, k, n, lo, hi);
 }
@@ -183,7 +189,8 @@ static void assert_binomial(unsigned k, unsigned n, double p, const char *what) 
 /* The outcome of a TCP connection from inside the peer container to the target's port. */
 static char *peer_connect(const char *addr, const char *port) {
         struct cmd_result r = run_command(
-                NULL, (const char *const[]){ "docker", "exec", PEER, "/nettool", "connect", addr, port, NULL });
+                NULL,
+                (const char *const[]){ "docker", "exec", PEER, "/nettool", "connect", addr, port, NULL });
         char *out = strdup(r.out ? r.out : "");
         cmd_result_done(&r);
         out[strcspn(out, "\n")] = '\0';
@@ -276,7 +283,8 @@ static void test_partition_reset_refuse(void **state) {
         assert_no_residue();
         pid = run_drill("net.connection_refuse", "port: 7020");
         wait_in_force(pid);
-        assert_outcome(tcp_connect_outcome(target_ip, 7020, 1000), -ECONNREFUSED, "net.connection_refuse 7020");
+        assert_outcome(
+                tcp_connect_outcome(target_ip, 7020, 1000), -ECONNREFUSED, "net.connection_refuse 7020");
         wait_done(pid);
         assert_no_residue();
         assert_outcome(tcp_connect_outcome(target_ip, 7020, 1000), 0, "after");
@@ -310,8 +318,8 @@ static int agent_of(pid_t parent) {
         while (d && found < 0 && (de = readdir(d))) {
                 int pid = (int)strtol(de->d_name, NULL, 10);
                 struct proc_stat st;
-                if (pid > 0 && proc_comm_is(pid, "mayhem-agent") && proc_stat_read(pid, &st) && st.ppid == parent &&
-                    st.state != 'Z')
+                if (pid > 0 && proc_comm_is(pid, "mayhem-agent") && proc_stat_read(pid, &st) &&
+                    st.ppid == parent && st.state != 'Z')
                         found = pid;
         }
         if (d)
@@ -334,7 +342,8 @@ static void test_agent_sigkill(void **state) {
                    "      - {fault: net.bandwidth, duration: 20s, rate: 2mbit, direction: both}\n"
                    "execution:\n  - parallel: [" TARGET "]\n");
         fclose(f);
-        pid_t pid = demo_mayhem_spawn(&demo, (const char *const[]){ "run", path, "-c", COMPOSE, "--execute", NULL });
+        pid_t pid = demo_mayhem_spawn(
+                &demo, (const char *const[]){ "run", path, "-c", COMPOSE, "--execute", NULL });
         for (double until = monotonic_ms() + 15000; monotonic_ms() < until; sleep_ms(50)) {
                 char *log = demo_spawn_log(&demo);
                 const char *second = strstr(log, "in force:");
@@ -387,14 +396,12 @@ int main(void) {
                 snprintf(peer_ip, sizeof(peer_ip), "%s", c.networks[0].ip);
         sleep_ms(300); /* nettool binds its ports */
         baseline_ms = measure_rtt(100).p50;
-        printf("target %s (pid %d), peer %s, baseline RTT %.3f ms\n", target_ip, target_pid, peer_ip, baseline_ms);
+        printf("target %s (pid %d), peer %s, baseline RTT %.3f ms\n", target_ip, target_pid, peer_ip,
+               baseline_ms);
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_latency),
-                cmocka_unit_test(test_loss_reorder_duplicate),
-                cmocka_unit_test(test_bandwidth),
-                cmocka_unit_test(test_partition_reset_refuse),
-                cmocka_unit_test(test_scoped_to_peer),
-                cmocka_unit_test(test_agent_sigkill),
+                cmocka_unit_test(test_latency),        cmocka_unit_test(test_loss_reorder_duplicate),
+                cmocka_unit_test(test_bandwidth),      cmocka_unit_test(test_partition_reset_refuse),
+                cmocka_unit_test(test_scoped_to_peer), cmocka_unit_test(test_agent_sigkill),
         };
         if (getenv("MH_TEST_FILTER"))
                 cmocka_set_test_filter(getenv("MH_TEST_FILTER"));

@@ -50,8 +50,11 @@ static int connect_outcome(const char *addr, const char *port) {
         if (*end || p <= 0 || p > 65535)
                 return 2;
         int r = tcp_connect_outcome(addr, (int)p, 2000);
-        printf("%s\n", r == 0 ? "ok" : r == -ECONNREFUSED ? "ECONNREFUSED" : r == -ECONNRESET ? "ECONNRESET"
-                                   : r == -ETIMEDOUT    ? "ETIMEDOUT" : strerror(-r));
+        printf("%s\n", r == 0               ? "ok"
+                       : r == -ECONNREFUSED ? "ECONNREFUSED"
+                       : r == -ECONNRESET   ? "ECONNRESET"
+                       : r == -ETIMEDOUT    ? "ETIMEDOUT"
+                                            : strerror(-r));
         return 0;
 }
 

@@ -166,8 +166,8 @@ static int blast(void *arg, int out) {
 }
 
 /* count datagrams from side from to a sink in side to at addr. */
-static struct udp_sink_result measure_udp(const char *from, const char *to, const char *addr, int port,
-                                          unsigned count) {
+static struct udp_sink_result measure_udp(
+        const char *from, const char *to, const char *addr, int port, unsigned count) {
         int srv_fd, cli_fd;
         char srv_out[64], cli_out[8];
         struct sink_args a = { port, count, 4000, addr };
@@ -177,7 +177,8 @@ static struct udp_sink_result measure_udp(const char *from, const char *to, cons
         pid_t cli = netns_fork(from, blast, &a, &cli_fd);
         assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
         assert_int_equal(netns_collect(srv, srv_fd, srv_out, sizeof(srv_out)), 0);
-        assert_int_equal(sscanf(srv_out, "%u %u %u %u", &r.received, &r.unique, &r.duplicates, &r.reordered), 4);
+        assert_int_equal(
+                sscanf(srv_out, "%u %u %u %u", &r.received, &r.unique, &r.duplicates, &r.reordered), 4);
         return r;
 }
 
@@ -185,7 +186,8 @@ static struct udp_sink_result measure_udp(const char *from, const char *to, cons
  * approximation, fine for n >= 1000). */
 static void assert_binomial(unsigned k, unsigned n, double p, const char *what) {
         double sd = sqrt(n * p * (1 - p)), lo = n * p - 2.576 * sd, hi = n * p + 2.576 * sd;
-        print_message("%s: %u of %u (%.2f %%, 99 %% interval %.0f..%.0f)\n", what, k, n, 100.0 * k / n, lo, hi);
+        print_message(
+                "%s: %u of %u (%.2f %%, 99 %% interval %.0f..%.0f)\n", what, k, n, 100.0 * k / n, lo, hi);
         if (k < lo || k > hi)
                 fail_msg("%s: %u of %u outside %.0f..%.0f", what, k, n, lo, hi);
 }
@@ -287,10 +289,12 @@ static void test_latency(void **state) {
         const int delays[] = { 50, 100, 200 };
         char params[128];
         for (size_t i = 0; i < 3; i++) {
-                snprintf(params, sizeof(params), "{\"delivery\":\"shaper\",\"delay_ms\":%d,\"direction\":\"egress\"}",
-                         delays[i]);
+                snprintf(
+                        params, sizeof(params),
+                        "{\"delivery\":\"shaper\",\"delay_ms\":%d,\"direction\":\"egress\"}", delays[i]);
                 json_t *p = apply("net.latency", params);
-                assert_added(measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, delays[i], "egress latency");
+                assert_added(
+                        measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, delays[i], "egress latency");
                 undo("net.latency", p);
         }
         assert_added(measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, 0, "after undo");
@@ -298,7 +302,8 @@ static void test_latency(void **state) {
 
 static void test_latency_directions_and_jitter(void **state) {
         (void)state;
-        json_t *p = apply("net.latency", "{\"delivery\":\"shaper\",\"delay_ms\":50,\"direction\":\"ingress\"}");
+        json_t *p =
+                apply("net.latency", "{\"delivery\":\"shaper\",\"delay_ms\":50,\"direction\":\"ingress\"}");
         assert_added(measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, 50, "ingress latency");
         undo("net.latency", p);
         p = apply("net.latency", "{\"delivery\":\"shaper\",\"delay_ms\":50,\"direction\":\"both\"}");
@@ -315,15 +320,23 @@ static void test_latency_directions_and_jitter(void **state) {
 /* Scoped: port 7001 slowed, 7005 untouched; peer a slowed, peer a2 untouched. */
 static void test_latency_scoped(void **state) {
         (void)state;
-        json_t *p = apply("net.latency", "{\"delivery\":\"shaper\",\"delay_ms\":80,\"port\":7001,\"protocol\":\"udp\"}");
+        json_t *p =
+                apply("net.latency",
+                      "{\"delivery\":\"shaper\",\"delay_ms\":80,\"port\":7001,\"protocol\":\"udp\"}");
         assert_added(measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, 80, "port 7001");
         assert_added(measure_rtt(pair.a, pair.b, pair.addr_b, 7005).p50, 0, "port 7005 (not in scope)");
         undo("net.latency", p);
         char params[160];
-        snprintf(params, sizeof(params), "{\"delivery\":\"shaper\",\"delay_ms\":80,\"peers\":[\"%s\"]}", pair.addr_a);
-        p = apply("dependency.timeout", "{\"delivery\":\"shaper\",\"delay_ms\":60,\"port\":7001,\"protocol\":\"udp\"}");
-        assert_added(measure_rtt(pair.b, pair.a, pair.addr_a, 7001).p50, 60, "dependency.timeout on its port");
-        assert_added(measure_rtt(pair.b, pair.a, pair.addr_a, 7005).p50, 0, "dependency.timeout, other port");
+        snprintf(
+                params, sizeof(params), "{\"delivery\":\"shaper\",\"delay_ms\":80,\"peers\":[\"%s\"]}",
+                pair.addr_a);
+        p =
+                apply("dependency.timeout",
+                      "{\"delivery\":\"shaper\",\"delay_ms\":60,\"port\":7001,\"protocol\":\"udp\"}");
+        assert_added(
+                measure_rtt(pair.b, pair.a, pair.addr_a, 7001).p50, 60, "dependency.timeout on its port");
+        assert_added(
+                measure_rtt(pair.b, pair.a, pair.addr_a, 7005).p50, 0, "dependency.timeout, other port");
         undo("dependency.timeout", p);
         p = apply("net.latency", params);
         assert_added(measure_rtt(pair.b, pair.a, pair.addr_a, 7001).p50, 80, "peer in scope");
@@ -336,7 +349,9 @@ static void test_reorder(void **state) {
         struct udp_sink_result before = measure_udp(pair.b, pair.a, pair.addr_a, 7002, 2000);
         json_t *p = apply("net.reorder", "{\"delivery\":\"shaper\",\"percent\":25,\"delay_ms\":20}");
         struct udp_sink_result r = measure_udp(pair.b, pair.a, pair.addr_a, 7002, 2000);
-        print_message("reorder 25 %%: %u of %u out of order (before: %u)\n", r.reordered, r.unique, before.reordered);
+        print_message(
+                "reorder 25 %%: %u of %u out of order (before: %u)\n", r.reordered, r.unique,
+                before.reordered);
         assert_int_equal(before.reordered, 0);
         assert_true(r.reordered > 100);
         assert_int_equal(r.unique, 2000);
@@ -356,7 +371,8 @@ static void test_loss(void **state) {
                 assert_binomial(4000 - r.unique, 4000, pct[i] / 100, "egress loss");
                 undo("net.packet_loss", p);
         }
-        json_t *p = apply("net.packet_loss", "{\"delivery\":\"nft\",\"percent\":30,\"direction\":\"ingress\"}");
+        json_t *p =
+                apply("net.packet_loss", "{\"delivery\":\"nft\",\"percent\":30,\"direction\":\"ingress\"}");
         struct udp_sink_result r = measure_udp(pair.a, pair.b, pair.addr6_b, 7002, 4000);
         assert_binomial(4000 - r.unique, 4000, 0.30, "ingress loss, IPv6");
         undo("net.packet_loss", p);
@@ -374,8 +390,10 @@ static void test_duplicate(void **state) {
         struct udp_sink_result r = measure_udp(pair.b, pair.a, pair.addr_a, 7002, 2000);
         assert_binomial(r.duplicates, 2000, 0.40, "egress copies");
         undo("net.duplicate", p);
-        snprintf(params, sizeof(params), "{\"delivery\":\"nft\",\"percent\":40,\"direction\":\"ingress\",\"self\":[\"%s\"]}",
-                 pair.addr_b);
+        snprintf(
+                params, sizeof(params),
+                "{\"delivery\":\"nft\",\"percent\":40,\"direction\":\"ingress\",\"self\":[\"%s\"]}",
+                pair.addr_b);
         p = apply("net.duplicate", params);
         r = measure_udp(pair.a, pair.b, pair.addr_b, 7002, 2000);
         assert_binomial(r.duplicates, 2000, 0.40, "ingress copies");
@@ -393,7 +411,9 @@ static void test_partition(void **state) {
                 assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7020), -ETIMEDOUT);
                 undo("net.partition", p);
         }
-        snprintf(params, sizeof(params), "{\"delivery\":\"nft\",\"direction\":\"both\",\"peers\":[\"%s\"]}", pair.addr_a);
+        snprintf(
+                params, sizeof(params), "{\"delivery\":\"nft\",\"direction\":\"both\",\"peers\":[\"%s\"]}",
+                pair.addr_a);
         json_t *p = apply("net.partition", params);
         assert_int_equal(measure_connect(pair.b, pair.a, pair.addr_a, 7021), -ETIMEDOUT);
         assert_int_equal(measure_connect(pair.b, pair.a, addr_a2, 7021), 0);
@@ -416,7 +436,8 @@ static void test_reset_refuse(void **state) {
         p = apply("db.query_error", "{\"delivery\":\"nft\",\"port\":7306,\"probability\":100}");
         assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7306), -ECONNRESET);
         undo("db.query_error", p);
-        p = apply("dependency.connection_refuse", "{\"delivery\":\"nft\",\"port\":7032,\"protocol\":\"tcp\"}");
+        p = apply(
+                "dependency.connection_refuse", "{\"delivery\":\"nft\",\"port\":7032,\"protocol\":\"tcp\"}");
         assert_int_equal(measure_connect(pair.b, pair.a, pair.addr_a, 7032), -ECONNREFUSED);
         undo("dependency.connection_refuse", p);
         p = apply("dependency.block", "{\"delivery\":\"nft\",\"port\":7033,\"protocol\":\"tcp\"}");
@@ -433,10 +454,14 @@ static void test_bandwidth(void **state) {
         json_t *p = apply("net.bandwidth", "{\"delivery\":\"tbf\",\"rate\":8000000,\"burst\":10240}");
         assert_rate(measure_rate(pair.b, pair.a, pair.addr_a, 7040), 8e6, "tbf egress");
         undo("net.bandwidth", p);
-        p = apply("net.bandwidth", "{\"delivery\":\"tbf\",\"rate\":4000000,\"burst\":10240,\"direction\":\"ingress\"}");
+        p =
+                apply("net.bandwidth",
+                      "{\"delivery\":\"tbf\",\"rate\":4000000,\"burst\":10240,\"direction\":\"ingress\"}");
         assert_rate(measure_rate(pair.a, pair.b, pair.addr_b, 7041), 4e6, "tbf ingress (IFB)");
         undo("net.bandwidth", p);
-        p = apply("net.bandwidth", "{\"delivery\":\"shaper\",\"rate\":8000000,\"burst\":10240,\"port\":7042,\"protocol\":\"tcp\"}");
+        p =
+                apply("net.bandwidth", "{\"delivery\":\"shaper\",\"rate\":8000000,\"burst\":10240,\"port\":"
+                                       "7042,\"protocol\":\"tcp\"}");
         assert_rate(measure_rate(pair.b, pair.a, pair.addr_a, 7042), 8e6, "shaper, port 7042");
         assert_true(measure_rate(pair.b, pair.a, pair.addr_a, 7043) > 50e6);
         undo("net.bandwidth", p);
@@ -446,14 +471,16 @@ static void test_bandwidth(void **state) {
 
 static int agent_stand_in(void *arg, int out) {
         char partition[160];
-        snprintf(partition, sizeof(partition), "{\"delivery\":\"nft\",\"direction\":\"both\",\"peers\":[\"%s\"]}",
-                 addr_a2);
+        snprintf(
+                partition, sizeof(partition),
+                "{\"delivery\":\"nft\",\"direction\":\"both\",\"peers\":[\"%s\"]}", addr_a2);
         const char *const faults[][2] = {
                 { "net.partition", partition },
                 { "net.latency", "{\"delivery\":\"shaper\",\"delay_ms\":100}" },
                 { "net.bandwidth", "{\"delivery\":\"tbf\",\"rate\":1000000,\"direction\":\"both\"}" },
         };
-        static const char *const leases[] = { "l-00000000000000a1", "l-00000000000000a2", "l-00000000000000a3" };
+        static const char *const leases[] = { "l-00000000000000a1", "l-00000000000000a2",
+                                              "l-00000000000000a3" };
         (void)arg;
         for (size_t i = 0; i < 3; i++) {
                 json_t *p = json_loads(faults[i][1], 0, NULL);
@@ -528,7 +555,8 @@ static int setup(void **state) {
                 return -1;
         snprintf(addr_a2, sizeof(addr_a2), "10.%d.0.3", SUBNET);
         struct cmd_result r = run_command(
-                NULL, (const char *const[]){ "ip", "-n", pair.a, "addr", "add", "10.214.0.3/24", "dev", pair.dev_a, NULL });
+                NULL, (const char *const[]){ "ip", "-n", pair.a, "addr", "add", "10.214.0.3/24", "dev",
+                                             pair.dev_a, NULL });
         cmd_result_done(&r);
         int fd;
         holder = netns_fork(pair.b, hold_forever, NULL, &fd);
