@@ -148,6 +148,7 @@ int fault_apply_net(struct fault_exec *fx, struct mh_error *reterr) {
                         NET_LIVE_MAX);
         l->target = fx->target.main;
         l->rc = rc;
+        l->params = json_incref((json_t *)fx->params);
         if ((r = deliver(l, fx, reterr)) < 0) {
                 mh_error_prefix(reterr, "%s (%s): ", fx->fault_id, net_delivery_to_string(rc.delivery));
                 fault_net_undo(fx, NULL);

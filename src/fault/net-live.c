@@ -99,25 +99,27 @@ static void *close_tables(void *arg) {
  * in a thread of their own, since the kernel's release of an nftables socket
  * waits for the deletion's RCU grace period (Linux 6.x: several ms). */
 static void tables_delete(struct net_live *l) {
+        if (l->n_tables == 0)
+                return;
         struct closing *c = calloc(1, sizeof(*c));
         pthread_t t;
         pthread_attr_t attr;
         for (size_t i = 0; i < l->n_tables; i++)
                 nft_owner_table_delete(l->tables[i], NULL);
-        if (c) {
-                memcpy(c->tables, l->tables, l->n_tables * sizeof(l->tables[0]));
-                c->n = l->n_tables;
-                pthread_attr_init(&attr);
-                pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-                if (pthread_create(&t, &attr, close_tables, c) == 0)
-                        c = NULL;
-                pthread_attr_destroy(&attr);
+        if (!c) {
+                for (size_t i = 0; i < l->n_tables; i++)
+                        nft_owner_table_free(l->tables[i]);
+                l->n_tables = 0;
+                return;
         }
-        if (c)
-                close_tables(c);
-        else if (!c && l->n_tables == 0)
-                free(c);
+        memcpy(c->tables, l->tables, l->n_tables * sizeof(l->tables[0]));
+        c->n = l->n_tables;
         l->n_tables = 0;
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        if (pthread_create(&t, &attr, close_tables, c) != 0)
+                close_tables(c);
+        pthread_attr_destroy(&attr);
 }
 
 void net_live_free(struct net_live *l) {
@@ -130,5 +132,6 @@ void net_live_free(struct net_live *l) {
         l->shaper = shaper_free(l->shaper);
         tables_delete(l);
         guard_release(l);
+        json_decref(l->params);
         free(l);
 }

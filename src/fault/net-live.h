@@ -23,6 +23,7 @@ struct net_live {
         char lease_id[32];
         struct proc_identity target;
         struct net_recipe rc;
+        json_t *params; /* a reference to the lease params rc points into (peer addresses) */
         struct nft_owner_table *tables[NET_TABLES_MAX];
         size_t n_tables;
         struct shaper *shaper;

@@ -70,6 +70,7 @@ struct net_recipe {
 
 bool net_fault_is_network(const char *fault_id);
 
-/* -EINVAL with the reason when the lease's params cannot be delivered (an
+/* The recipe's peer addresses point into fx->params: keep them while it is
+ * used. -EINVAL with the reason when the lease's params cannot be delivered (an
  * unknown delivery, a peer that is not an address literal, too many). */
 int net_recipe_build(const struct fault_exec *fx, struct net_recipe *ret, struct mh_error *reterr);
