@@ -3,6 +3,12 @@
 
 #include <jansson.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/agent-kernel.h"
+#include "fault/net-recipe.h"
+#include "plan/impact.h"
 
 static const struct cli_opt prepare_opts[] = {
         { "compose", 'c', "COMPOSE",
@@ -47,6 +53,37 @@ static int run_validate(struct cli_ctx *ctx, const struct cli_args *args, struct
         return 0;
 }
 
+/* How each network fault would be delivered on this machine's kernel (the
+ * impact gate; a run decides again from its agent's kernel). Not part of the
+ * fingerprinted plan: the same drill plans the same on any kernel. */
+static void add_delivery(const struct plan *pl, json_t *out) {
+        struct kernel_features k = { .known = false };
+        json_t *faults = json_object_get(out, "faults");
+        bool any = false;
+        for (size_t i = 0; i < pl->n_faults; i++)
+                any = any || net_fault_is_network(pl->faults[i].src->def->id);
+        if (!any)
+                return;
+        if (geteuid() == 0)
+                kernel_features_detect(&k, NULL);
+        json_object_set_new(out, "kernel", agent_kernel_features_json(&k));
+        for (size_t i = 0; i < pl->n_faults && k.known; i++) {
+                const struct plan_fault *f = &pl->faults[i];
+                json_t *params = plan_fault_params_json(f->src);
+                struct impact_request rq;
+                impact_request_of(f, params, &rq);
+                enum net_delivery d;
+                char why[256];
+                int x = impact_net_delivery(&rq, &k, &d, why, sizeof(why));
+                json_t *fj = json_array_get(faults, i);
+                if (x > 0)
+                        json_object_set_new(fj, "delivery", json_string(net_delivery_to_string(d)));
+                else if (x < 0)
+                        json_object_set_new(fj, "delivery_refused", json_string(why));
+                json_decref(params);
+        }
+}
+
 /* --json: the preflight summary; otherwise the frozen plan itself. */
 static int run_plan(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
         _cleanup_(cli_inputs_done) struct cli_inputs in = { 0 };
@@ -63,6 +100,8 @@ static int run_plan(struct cli_ctx *ctx, const struct cli_args *args, struct mh_
                         warnings_json(pl));
         else if ((r = plan_to_json(pl, &out)) < 0)
                 return mh_error_set(reterr, r, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
+        else
+                add_delivery(pl, out);
         return cli_print_json(ctx, out, reterr);
 }
 

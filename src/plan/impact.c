@@ -1,5 +1,7 @@
 #include "impact.h"
 
+#include "plan/plan.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -113,4 +115,14 @@ int impact_net_delivery(
                         "this kernel has no nftables owner tables (Linux >= 5.12), and mayhem never "
                         "installs rules that could outlive it");
         }
+}
+
+void impact_request_of(const struct plan_fault *f, const json_t *params, struct impact_request *ret) {
+        const char *proto = json_string_value(json_object_get(params, "protocol"));
+        *ret = (struct impact_request){
+                .fault_id = f->src->def->id,
+                .scoped = f->n_peers > 0 || json_object_get(params, "port") ||
+                          (proto && strcmp(proto, "any") != 0),
+                .direction = json_string_value(json_object_get(params, "direction")),
+        };
 }

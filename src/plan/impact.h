@@ -6,6 +6,7 @@
  * with the reason. */
 
 #include <stdbool.h>
+#include <jansson.h>
 #include <stddef.h>
 
 #include "catalog/ops.h"
@@ -16,6 +17,12 @@ struct impact_request {
         bool scoped;           /* narrowed to peers, a port or a protocol */
         const char *direction; /* egress, ingress, both; NULL when the fault has none */
 };
+
+struct plan_fault;
+/* The request for a planned fault; params is its plan_fault_params_json(),
+ * which must outlive *ret (direction points into it). Scoped: peers, a port
+ * or a protocol other than any. */
+void impact_request_of(const struct plan_fault *f, const json_t *params, struct impact_request *ret);
 
 /* 1 with *ret set for a network fault, 0 for any other fault, -EOPNOTSUPP
  * with why filled when this kernel offers no way to deliver it. */

@@ -76,6 +76,8 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
 /* run-net.c: the impact gate on the agent's kernel, before any lease; the
  * lease params of a network fault (delivery, peers' and own addresses). */
 int runner_decide_delivery(struct runner *r, struct mh_error *reterr);
+/* The deliveries as an evidence event, once the run is recorded. */
+void runner_record_delivery(struct runner *r);
 int runner_lease_params(struct runner *r, const struct plan_fault *f, json_t **ret, struct mh_error *reterr);
 
 /* criteria.c: one criterion against the latest observation of its source. */

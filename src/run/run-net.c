@@ -12,17 +12,11 @@
 #include "fault/net-recipe.h"
 #include "plan/impact.h"
 
-static bool scoped(const struct plan_fault *f, const json_t *params) {
-        const char *proto = json_string_value(json_object_get(params, "protocol"));
-        return f->n_peers > 0 || json_object_get(params, "port") || (proto && strcmp(proto, "any") != 0);
-}
-
 static int decide(struct runner *r, size_t i, const struct kernel_features *k, struct mh_error *reterr) {
         const struct plan_fault *f = &r->plan->faults[i];
         json_t *params = plan_fault_params_json(f->src);
-        struct impact_request rq = { .fault_id = f->src->def->id,
-                                     .scoped = scoped(f, params),
-                                     .direction = json_string_value(json_object_get(params, "direction")) };
+        struct impact_request rq;
+        impact_request_of(f, params, &rq);
         enum net_delivery d;
         char why[256];
         int x = impact_net_delivery(&rq, k, &d, why, sizeof(why));
@@ -60,6 +54,19 @@ int runner_decide_delivery(struct runner *r, struct mh_error *reterr) {
         for (size_t i = 0; i < r->plan->n_faults && x >= 0; i++)
                 x = decide(r, i, &k, reterr);
         return x;
+}
+
+void runner_record_delivery(struct runner *r) {
+        json_t *d = json_object();
+        for (size_t i = 0; d && i < r->plan->n_faults; i++)
+                if (r->delivery[i] >= 0)
+                        json_object_set_new(
+                                d, r->plan->faults[i].id,
+                                json_string(net_delivery_to_string((enum net_delivery)r->delivery[i])));
+        if (json_object_size(d))
+                runner_event(r, "impact.decided", d);
+        else
+                json_decref(d);
 }
 
 /* The container's addresses on its networks, now; -ENOENT when it has none

@@ -263,6 +263,7 @@ int run_execute(
         }
         runner_progress(&r, "run %s started (plan %.12s)", r.run_id, pl->fingerprint);
         runner_event(&r, "run.started", json_pack("{s:s}", "fingerprint", pl->fingerprint));
+        runner_record_delivery(&r);
         bool have_observer = runner_observer_start(&r, &observer) >= 0;
         runner_steps(&r);
         if (have_observer)
