@@ -21,8 +21,7 @@ void net_ifb_name(const char *lease_id, char buf[IF_NAMESIZE]) {
         snprintf(buf, IF_NAMESIZE, "mh%.8s", lease_id + (strncmp(lease_id, "l-", 2) == 0 ? 2 : 0));
 }
 
-/* For ns_fn children: the message goes back to the parent in out. */
-_printf_(3, 4) static int fail(char *out, size_t *out_len, const char *fmt, ...) {
+int net_ns_fail(char *out, size_t *out_len, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
         int n = vsnprintf(out, *out_len, fmt, ap);
@@ -66,7 +65,7 @@ static int fn_links(void *arg, char *out, size_t *out_len) {
         struct mh_error e = { 0 };
         struct net_links l;
         if (rtnl_open(&rt, &e) < 0 || links_of(rt, &l, &e) < 0)
-                return fail(out, out_len, "%s", e.msg);
+                return net_ns_fail(out, out_len, "%s", e.msg);
         memcpy(out, &l, sizeof(l));
         *out_len = sizeof(l);
         return 0;
@@ -188,7 +187,7 @@ static int fn_sockets(void *arg, char *out, size_t *out_len, int *ret_fd) {
         for (size_t i = 0; i < n; i++)
                 close(fds[i]);
         if (r < 0)
-                return fail(out, out_len, "%s", e.msg);
+                return net_ns_fail(out, out_len, "%s", e.msg);
         memcpy(out, &q, sizeof(q));
         *out_len = sizeof(q);
         return 0;
@@ -278,12 +277,12 @@ static int fn_dup(void *arg, char *out, size_t *out_len, int *ret_fd) {
         struct mh_error e = { 0 };
         if (nft_owner_table_create("netdev", a->name, &t, &e) < 0 || dup_chains(t, a, &e) < 0) {
                 nft_owner_table_free(t);
-                return fail(out, out_len, "%s", e.msg);
+                return net_ns_fail(out, out_len, "%s", e.msg);
         }
         *ret_fd = fcntl(nft_owner_table_fd(t), F_DUPFD_CLOEXEC, 3);
         nft_owner_table_free(t);
         *out_len = 0;
-        return *ret_fd < 0 ? fail(out, out_len, "dup: %s", strerror(errno)) : 0;
+        return *ret_fd < 0 ? net_ns_fail(out, out_len, "dup: %s", strerror(errno)) : 0;
 }
 
 int net_ns_dup_egress_open(

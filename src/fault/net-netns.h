@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "basic/error.h"
+#include "basic/macro.h"
 #include "fault/net-recipe.h"
 #include "sys/nft-rule.h"
 #include "sys/nft.h"
@@ -28,6 +29,10 @@ struct net_links {
         size_t n;
         char name[NET_LINKS_MAX][IF_NAMESIZE];
 };
+
+/* For the ns_fn children here: the message goes back to the parent in out;
+ * returns -EIO. */
+int net_ns_fail(char *out, size_t *out_len, const char *fmt, ...) _printf_(3, 4);
 
 void net_table_name(const char *lease_id, char buf[NET_TABLE_MAX]);
 void net_ifb_name(const char *lease_id, char buf[IF_NAMESIZE]);

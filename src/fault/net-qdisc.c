@@ -21,15 +21,6 @@ struct qdisc_arg {
         bool ingress_too;
 };
 
-_printf_(3, 4) static int fail(char *out, size_t *out_len, const char *fmt, ...) {
-        va_list ap;
-        va_start(ap, fmt);
-        int n = vsnprintf(out, *out_len, fmt, ap);
-        va_end(ap);
-        *out_len = n < 0 ? 0 : MIN((size_t)n, *out_len - 1);
-        return -EIO;
-}
-
 static int qdisc_add(struct rtnl *rt, int ifindex, const struct net_recipe *rc, struct mh_error *e) {
         if (rc->delivery == NET_DELIVERY_TBF) {
                 /* Room for 100 ms of traffic beyond the bucket, as tc's "latency 100ms". */
@@ -104,10 +95,10 @@ static int fn_apply(void *arg, char *out, size_t *out_len) {
         _cleanup_(rtnl_freep) struct rtnl *rt = NULL;
         struct mh_error e = { 0 };
         if (rtnl_open(&rt, &e) < 0)
-                return fail(out, out_len, "%s", e.msg);
+                return net_ns_fail(out, out_len, "%s", e.msg);
         if (apply(rt, a->lease_id, a->rc, &e) < 0) {
                 clean(rt, a->lease_id, NULL);
-                return fail(out, out_len, "%s", e.msg);
+                return net_ns_fail(out, out_len, "%s", e.msg);
         }
         *out_len = 0;
         return 0;
@@ -131,7 +122,7 @@ static int fn_clean(void *arg, char *out, size_t *out_len) {
         _cleanup_(rtnl_freep) struct rtnl *rt = NULL;
         struct mh_error e = { 0 };
         if (rtnl_open(&rt, &e) < 0 || clean(rt, a->lease_id, &e) < 0)
-                return fail(out, out_len, "%s", e.msg);
+                return net_ns_fail(out, out_len, "%s", e.msg);
         *out_len = 0;
         return 0;
 }

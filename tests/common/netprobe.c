@@ -3,6 +3,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -306,7 +307,8 @@ long tcp_server(int port, bool echo, int max_ms) {
         return total;
 }
 
-double tcp_send_for(const char *addr, int port, int ms) {
+/* A blocking TCP connection to addr:port, or -errno. */
+static int tcp_connected(const char *addr, int port) {
         struct sockaddr_storage to;
         socklen_t len;
         if (sockaddr_of(addr, port, &to, &len) < 0)
@@ -319,6 +321,13 @@ double tcp_send_for(const char *addr, int port, int ms) {
                 close(fd);
                 return e;
         }
+        return fd;
+}
+
+double tcp_send_for(const char *addr, int port, int ms) {
+        int fd = tcp_connected(addr, port);
+        if (fd < 0)
+                return fd;
         static char buf[65536];
         uint64_t start = now_ns(), end = start + (uint64_t)ms * 1000000u, last = start;
         double bytes = 0;
@@ -376,18 +385,9 @@ double tcp_sink_rate(int port, int max_ms) {
 }
 
 double tcp_fetch_rate(const char *addr, int port, int max_ms) {
-        struct sockaddr_storage to;
-        socklen_t len;
-        if (sockaddr_of(addr, port, &to, &len) < 0)
-                return -EINVAL;
-        int fd = socket(to.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int fd = tcp_connected(addr, port);
         if (fd < 0)
-                return -errno;
-        if (connect(fd, (struct sockaddr *)&to, len) < 0) {
-                int e = -errno;
-                close(fd);
-                return e;
-        }
+                return fd;
         double bps = steady_rate(fd, max_ms);
         close(fd);
         return bps;
@@ -415,4 +415,10 @@ int tcp_source(int port, int max_ms) {
         }
         close(lfd);
         return served;
+}
+
+void binomial_interval_99(unsigned n, double p, double *ret_lo, double *ret_hi) {
+        double sd = sqrt(n * p * (1 - p));
+        *ret_lo = n * p - 2.576 * sd;
+        *ret_hi = n * p + 2.576 * sd;
 }

@@ -64,3 +64,7 @@ double tcp_fetch_rate(const char *addr, int port, int max_ms);
 /* Accepts connections on port one at a time and sends zeros to each until it
  * closes (10 s at most), until max_ms; returns how many it served. */
 int tcp_source(int port, int max_ms);
+
+/* The 99 % interval of a binomial count of n draws with probability p
+ * (normal approximation: fine for n p (1 - p) >= 10). */
+void binomial_interval_99(unsigned n, double p, double *ret_lo, double *ret_hi);

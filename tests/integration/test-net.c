@@ -179,7 +179,8 @@ static void assert_added(double measured, double want, const char *what) {
 }
 
 static void assert_binomial(unsigned k, unsigned n, double p, const char *what) {
-        double sd = sqrt(n * p * (1 - p)), lo = n * p - 2.576 * sd, hi = n * p + 2.576 * sd;
+        double lo, hi;
+        binomial_interval_99(n, p, &lo, &hi);
         print_message(
                 "%s: %u of %u (%.2f %%, 99 %% interval %.0f..%.0f)\n", what, k, n, 100.0 * k / n, lo, hi);
         if (k < lo || k > hi)

@@ -13,9 +13,6 @@
 
 #include <errno.h>
 #include <math.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,7 +182,8 @@ static struct udp_sink_result measure_udp(
 /* The share k/n must lie within the 99 % binomial interval around p (normal
  * approximation, fine for n >= 1000). */
 static void assert_binomial(unsigned k, unsigned n, double p, const char *what) {
-        double sd = sqrt(n * p * (1 - p)), lo = n * p - 2.576 * sd, hi = n * p + 2.576 * sd;
+        double lo, hi;
+        binomial_interval_99(n, p, &lo, &hi);
         print_message(
                 "%s: %u of %u (%.2f %%, 99 %% interval %.0f..%.0f)\n", what, k, n, 100.0 * k / n, lo, hi);
         if (k < lo || k > hi)
@@ -197,38 +195,9 @@ struct tcp_args {
         int port, ms;
 };
 
-/* Accepts one connection and counts the bytes that arrive between 0.5 s and
- * 2.5 s after the first: the steady rate, without the bucket's burst at the
- * start or the socket buffers draining at the end. */
 static int tcp_serve(void *arg, int out) {
         const struct tcp_args *a = arg;
-        int ls = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1;
-        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)a->port) };
-        setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-        if (bind(ls, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(ls, 4) < 0)
-                return 1;
-        struct pollfd pfd = { .fd = ls, .events = POLLIN };
-        if (poll(&pfd, 1, 3000) != 1)
-                return 1;
-        int c = accept4(ls, NULL, NULL, SOCK_CLOEXEC);
-        char buf[65536];
-        double first = 0, from, to;
-        uint64_t counted = 0;
-        for (double end = monotonic_ms() + a->ms + 1000; c >= 0 && monotonic_ms() < end;) {
-                pfd = (struct pollfd){ .fd = c, .events = POLLIN };
-                if (poll(&pfd, 1, 100) != 1)
-                        continue;
-                ssize_t n = recv(c, buf, sizeof(buf), 0);
-                if (n <= 0)
-                        break;
-                double now = monotonic_ms();
-                if (!first)
-                        first = now;
-                from = first + 500, to = first + 2500;
-                if (now >= from && now < to)
-                        counted += (uint64_t)n;
-        }
-        dprintf(out, "%.0f", counted * 8 / 2.0);
+        dprintf(out, "%.0f", tcp_sink_rate(a->port, a->ms + 1000));
         return 0;
 }
 
