@@ -246,6 +246,12 @@ static void test_loss_reorder_duplicate(void **state) {
         assert_true(r.reordered > 50);
         wait_done(pid);
         assert_no_residue();
+        pid = run_drill("net.corrupt", "percent: 20");
+        wait_in_force(pid);
+        r = measure_rtt(2000);
+        assert_binomial(r.sent - r.received, r.sent, 0.20, "net.corrupt 20 % (echoes fail their magic)");
+        wait_done(pid);
+        assert_no_residue();
         pid = run_drill("net.duplicate", "percent: 40");
         wait_in_force(pid);
         r = measure_rtt(2000);

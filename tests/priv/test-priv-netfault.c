@@ -416,6 +416,65 @@ static void test_reset_refuse(void **state) {
         assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7030), 0);
 }
 
+/* Corrupted echoes fail the probe's magic check: they count as lost. */
+static int rtt_count(void *arg, int out) {
+        const struct rtt_args *a = arg;
+        struct udp_rtt_result r;
+        if (udp_rtt_probe(a->addr, a->port, 2000, 500, 1000, &r) < 0)
+                return 1;
+        dprintf(out, "%u %u", r.sent, r.received);
+        udp_rtt_result_done(&r);
+        return 0;
+}
+
+static void test_corrupt(void **state) {
+        (void)state;
+        json_t *p = apply("net.corrupt", "{\"delivery\":\"nft\",\"percent\":30}");
+        int srv_fd, cli_fd, port = 7001;
+        char srv_out[32], cli_out[64];
+        unsigned sent = 0, received = 0;
+        pid_t srv = netns_fork(pair.b, reflect, &port, &srv_fd);
+        usleep(50000);
+        struct rtt_args a = { pair.addr_b, port };
+        pid_t cli = netns_fork(pair.a, rtt_count, &a, &cli_fd);
+        assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
+        assert_int_equal(netns_collect(srv, srv_fd, srv_out, sizeof(srv_out)), 0);
+        assert_int_equal(sscanf(cli_out, "%u %u", &sent, &received), 2);
+        assert_binomial(sent - received, sent, 0.30, "net.corrupt 30 % (echoes with a flipped byte)");
+        undo("net.corrupt", p);
+}
+
+/* dependency.flap: the block is on for about half of the 200 ms periods. */
+static void test_flap(void **state) {
+        (void)state;
+        json_t *p =
+                apply("dependency.flap",
+                      "{\"delivery\":\"nft\",\"port\":7060,\"protocol\":\"tcp\",\"interval\":200,"
+                      "\"failure_probability\":50}");
+        unsigned up = 0, down = 0;
+        for (int i = 0; i < 12; i++) {
+                int r = measure_connect(pair.b, pair.a, pair.addr_a, 7060);
+                up += r == 0, down += r == -ETIMEDOUT;
+        }
+        print_message("dependency.flap: %u connects went through, %u timed out\n", up, down);
+        assert_true(up > 0 && down > 0);
+        undo("dependency.flap", p);
+        assert_int_equal(measure_connect(pair.b, pair.a, pair.addr_a, 7060), 0);
+}
+
+/* db.slow_query holds what reaches the port: the SYN and the byte the probe
+ * sends after it, each delay_ms. */
+static void test_slow_query(void **state) {
+        (void)state;
+        json_t *p = apply("db.slow_query", "{\"delivery\":\"shaper\",\"port\":7070,\"delay_ms\":300}");
+        double t0 = monotonic_ms();
+        assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7070), 0);
+        double took = monotonic_ms() - t0;
+        print_message("db.slow_query 300 ms: connect and echo took %.0f ms\n", took);
+        assert_true(took >= 600 && took < 1500);
+        undo("db.slow_query", p);
+}
+
 /* ---- bandwidth: tbf unscoped (ingress through an IFB), the shaper scoped ---------- */
 
 static void test_bandwidth(void **state) {
@@ -559,6 +618,9 @@ int main(void) {
                 cmocka_unit_test_teardown(test_duplicate, undo_leftover),
                 cmocka_unit_test_teardown(test_partition, undo_leftover),
                 cmocka_unit_test_teardown(test_reset_refuse, undo_leftover),
+                cmocka_unit_test_teardown(test_corrupt, undo_leftover),
+                cmocka_unit_test_teardown(test_flap, undo_leftover),
+                cmocka_unit_test_teardown(test_slow_query, undo_leftover),
                 cmocka_unit_test_teardown(test_bandwidth, undo_leftover),
                 cmocka_unit_test_teardown(test_agent_killed, undo_leftover),
         };
