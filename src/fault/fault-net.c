@@ -157,15 +157,15 @@ int fault_apply_net(struct fault_exec *fx, struct mh_error *reterr) {
 }
 
 /* With the agent's own record of the lease, only a qdisc delivery needs the
- * target's netns cleaned; without one (recovery after the agent died, or a
- * second undo op) the clean runs anyway: it is idempotent. */
+ * target's netns cleaned; without one (recovery after the agent died) the
+ * clean runs anyway: it is idempotent. The qdiscs go before the guardian is
+ * released, so an agent that dies in between still leaves nothing. */
 int fault_net_undo(const struct fault_exec *fx, struct mh_error *reterr) {
         struct net_live *l = net_live_take(fx->lease_id);
         bool qdisc = !l || l->rc.delivery == NET_DELIVERY_TBF || l->rc.delivery == NET_DELIVERY_NETEM;
+        int r = qdisc && fx->target.main.pid > 0 ? net_ns_clean(&fx->target.main, fx->lease_id, reterr) : 0;
         net_live_free(l);
-        if (!qdisc || fx->target.main.pid <= 0)
-                return 0;
-        return net_ns_clean(&fx->target.main, fx->lease_id, reterr);
+        return r;
 }
 
 int fault_net_release(const struct fault_exec *fx) {
