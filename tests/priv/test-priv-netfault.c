@@ -462,14 +462,32 @@ static void test_flap(void **state) {
         assert_int_equal(measure_connect(pair.b, pair.a, pair.addr_a, 7060), 0);
 }
 
+/* The outcome of a connection and how long it took, from the client's side. */
+static int connect_timed(void *arg, int out) {
+        const struct tcp_args *a = arg;
+        double t0 = monotonic_ms();
+        int r = tcp_connect_outcome(a->addr, a->port, a->ms);
+        dprintf(out, "%d %.1f", r, monotonic_ms() - t0);
+        return 0;
+}
+
 /* db.slow_query holds what reaches the port: the SYN and the byte the probe
  * sends after it, each delay_ms. */
 static void test_slow_query(void **state) {
         (void)state;
         json_t *p = apply("db.slow_query", "{\"delivery\":\"shaper\",\"port\":7070,\"delay_ms\":300}");
-        double t0 = monotonic_ms();
-        assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7070), 0);
-        double took = monotonic_ms() - t0;
+        int srv_fd, cli_fd;
+        char srv_out[32], cli_out[32];
+        struct tcp_args srv_a = { NULL, 7070, 3000 }, cli_a = { pair.addr_b, 7070, 2000 };
+        pid_t srv = netns_fork(pair.b, listen_fn, &srv_a, &srv_fd);
+        usleep(50000);
+        pid_t cli = netns_fork(pair.a, connect_timed, &cli_a, &cli_fd);
+        assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
+        assert_int_equal(netns_collect(srv, srv_fd, srv_out, sizeof(srv_out)), 0);
+        int outcome = -1;
+        double took = 0;
+        assert_int_equal(sscanf(cli_out, "%d %lf", &outcome, &took), 2);
+        assert_int_equal(outcome, 0);
         print_message("db.slow_query 300 ms: connect and echo took %.0f ms\n", took);
         assert_true(took >= 600 && took < 1500);
         undo("db.slow_query", p);
