@@ -53,11 +53,15 @@ static struct fault_exec fx_of(const char *fault_id, json_t *params) {
 }
 
 /* params: a JSON object text; delivery is part of it. */
+/* The params of the fault in force, so a failed case does not leak them. */
+static json_t *applied;
+
 static json_t *apply(const char *fault_id, const char *params) {
         json_error_t jerr;
         json_t *p = json_loads(params, 0, &jerr);
         if (!p)
                 fail_msg("bad params %s: %s", params, jerr.text);
+        applied = p;
         struct fault_exec fx = fx_of(fault_id, p);
         struct mh_error e = { 0 };
         if (fault_apply_net(&fx, &e) < 0)
@@ -86,6 +90,7 @@ static void undo(const char *fault_id, json_t *params) {
                 fail_msg("undo %s: %s", fault_id, e.msg);
         assert_clean(fault_id, params);
         json_decref(params);
+        applied = NULL;
 }
 
 /* ---- measurements from outside ---------------------------------------------- */
@@ -179,16 +184,24 @@ static struct udp_sink_result measure_udp(
         return r;
 }
 
-/* The share k/n must lie within the 99 % binomial interval around p (normal
- * approximation, fine for n >= 1000). */
-static void assert_binomial(unsigned k, unsigned n, double p, const char *what) {
+/* Whether the count k of n lies within the 99 % binomial interval around p
+ * (normal approximation, fine for n >= 1000). */
+static bool in_binomial(unsigned k, unsigned n, double p, const char *what) {
         double lo, hi;
         binomial_interval_99(n, p, &lo, &hi);
         print_message(
                 "%s: %u of %u (%.2f %%, 99 %% interval %.0f..%.0f)\n", what, k, n, 100.0 * k / n, lo, hi);
-        if (k < lo || k > hi)
-                fail_msg("%s: %u of %u outside %.0f..%.0f", what, k, n, lo, hi);
+        return k >= lo && k <= hi;
 }
+
+/* A 99 % interval misses once in 100 samples by chance alone, and a run makes
+ * dozens of these checks: a miss is measured again (count is evaluated anew),
+ * and the case fails only when the second, independent sample misses too. */
+#define ASSERT_BINOMIAL(count, n, p, what)                                                                  \
+        do {                                                                                                \
+                if (!in_binomial((count), (n), (p), (what)) && !in_binomial((count), (n), (p), (what)))     \
+                        fail_msg("%s: two samples outside the 99 %% interval", (what));                     \
+        } while (0)
 
 struct tcp_args {
         const char *addr;
@@ -336,18 +349,21 @@ static void test_loss(void **state) {
         for (size_t i = 0; i < 2; i++) {
                 snprintf(params, sizeof(params), "{\"delivery\":\"nft\",\"percent\":%.0f}", pct[i]);
                 json_t *p = apply("net.packet_loss", params);
-                struct udp_sink_result r = measure_udp(pair.b, pair.a, pair.addr_a, 7002, 4000);
-                assert_binomial(4000 - r.unique, 4000, pct[i] / 100, "egress loss");
+                ASSERT_BINOMIAL(
+                        4000 - measure_udp(pair.b, pair.a, pair.addr_a, 7002, 4000).unique, 4000,
+                        pct[i] / 100, "egress loss");
                 undo("net.packet_loss", p);
         }
         json_t *p =
                 apply("net.packet_loss", "{\"delivery\":\"nft\",\"percent\":30,\"direction\":\"ingress\"}");
-        struct udp_sink_result r = measure_udp(pair.a, pair.b, pair.addr6_b, 7002, 4000);
-        assert_binomial(4000 - r.unique, 4000, 0.30, "ingress loss, IPv6");
+        ASSERT_BINOMIAL(
+                4000 - measure_udp(pair.a, pair.b, pair.addr6_b, 7002, 4000).unique, 4000, 0.30,
+                "ingress loss, IPv6");
         undo("net.packet_loss", p);
         p = apply("dns.timeout", "{\"delivery\":\"nft\",\"probability\":80}");
-        r = measure_udp(pair.b, pair.a, pair.addr_a, 53, 2000);
-        assert_binomial(2000 - r.unique, 2000, 0.80, "dns.timeout drops DNS");
+        ASSERT_BINOMIAL(
+                2000 - measure_udp(pair.b, pair.a, pair.addr_a, 53, 2000).unique, 2000, 0.80,
+                "dns.timeout drops DNS");
         undo("dns.timeout", p);
         assert_int_equal(measure_udp(pair.b, pair.a, pair.addr_a, 7002, 2000).unique, 2000);
 }
@@ -356,16 +372,18 @@ static void test_duplicate(void **state) {
         (void)state;
         char params[160];
         json_t *p = apply("net.duplicate", "{\"delivery\":\"nft\",\"percent\":40}");
-        struct udp_sink_result r = measure_udp(pair.b, pair.a, pair.addr_a, 7002, 2000);
-        assert_binomial(r.duplicates, 2000, 0.40, "egress copies");
+        ASSERT_BINOMIAL(
+                measure_udp(pair.b, pair.a, pair.addr_a, 7002, 2000).duplicates, 2000, 0.40,
+                "egress copies");
         undo("net.duplicate", p);
         snprintf(
                 params, sizeof(params),
                 "{\"delivery\":\"nft\",\"percent\":40,\"direction\":\"ingress\",\"self\":[\"%s\"]}",
                 pair.addr_b);
         p = apply("net.duplicate", params);
-        r = measure_udp(pair.a, pair.b, pair.addr_b, 7002, 2000);
-        assert_binomial(r.duplicates, 2000, 0.40, "ingress copies");
+        ASSERT_BINOMIAL(
+                measure_udp(pair.a, pair.b, pair.addr_b, 7002, 2000).duplicates, 2000, 0.40,
+                "ingress copies");
         undo("net.duplicate", p);
 }
 
@@ -427,9 +445,8 @@ static int rtt_count(void *arg, int out) {
         return 0;
 }
 
-static void test_corrupt(void **state) {
-        (void)state;
-        json_t *p = apply("net.corrupt", "{\"delivery\":\"nft\",\"percent\":30}");
+/* Echoes lost of 2000 probes from side a to a reflector in side b. */
+static unsigned echoes_lost(void) {
         int srv_fd, cli_fd, port = 7001;
         char srv_out[32], cli_out[64];
         unsigned sent = 0, received = 0;
@@ -440,7 +457,14 @@ static void test_corrupt(void **state) {
         assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
         assert_int_equal(netns_collect(srv, srv_fd, srv_out, sizeof(srv_out)), 0);
         assert_int_equal(sscanf(cli_out, "%u %u", &sent, &received), 2);
-        assert_binomial(sent - received, sent, 0.30, "net.corrupt 30 % (echoes with a flipped byte)");
+        assert_int_equal(sent, 2000);
+        return sent - received;
+}
+
+static void test_corrupt(void **state) {
+        (void)state;
+        json_t *p = apply("net.corrupt", "{\"delivery\":\"nft\",\"percent\":30}");
+        ASSERT_BINOMIAL(echoes_lost(), 2000, 0.30, "net.corrupt 30 % (echoes with a flipped byte)");
         undo("net.corrupt", p);
 }
 
@@ -587,6 +611,8 @@ static int undo_leftover(void **state) {
         (void)state;
         struct fault_exec fx = fx_of("net.latency", NULL);
         fault_net_undo(&fx, NULL);
+        json_decref(applied);
+        applied = NULL;
         return 0;
 }
 
