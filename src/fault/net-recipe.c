@@ -156,22 +156,32 @@ static void duplicate(const struct fault_exec *fx, struct net_recipe *rc, const 
                                          .probability = rc->dup_probability });
 }
 
-static void reset(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
+/* A reset exists in TCP only, whatever the protocol param says. */
+static void reset(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *scope) {
+        struct scope tcp = *scope;
+        tcp.l4 = NFT_L4_TCP;
         add_rules(
-                rc, sc,
+                rc, &tcp,
                 &(struct nft_rule_spec){ .action = NFT_ACTION_REJECT_TCP_RESET,
                                          .tcp_flags = NFT_TCP_FLAGS_NOT_SYN,
                                          .probability =
                                                  probability_of(fault_param_num(fx, "probability", 100)) });
 }
 
-static void refuse(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
-        bool tcp = sc->l4 != NFT_L4_UDP;
-        add_rules(
-                rc, sc,
-                &(struct nft_rule_spec){ .action = tcp ? NFT_ACTION_REJECT_TCP_RESET
-                                                       : NFT_ACTION_REJECT_PORT_UNREACH,
-                                         .tcp_flags = tcp ? NFT_TCP_FLAGS_SYN : NFT_TCP_FLAGS_ANY });
+/* TCP: a reset to the SYN; UDP: ICMP port unreachable; any: both. */
+static void refuse(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *scope) {
+        struct scope one = *scope;
+        if (scope->l4 != NFT_L4_UDP) {
+                one.l4 = NFT_L4_TCP;
+                add_rules(
+                        rc, &one,
+                        &(struct nft_rule_spec){ .action = NFT_ACTION_REJECT_TCP_RESET,
+                                                 .tcp_flags = NFT_TCP_FLAGS_SYN });
+        }
+        if (scope->l4 != NFT_L4_TCP) {
+                one.l4 = NFT_L4_UDP;
+                add_rules(rc, &one, &(struct nft_rule_spec){ .action = NFT_ACTION_REJECT_PORT_UNREACH });
+        }
 }
 
 static void partition(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
@@ -259,6 +269,12 @@ int net_recipe_build(const struct fault_exec *fx, struct net_recipe *ret, struct
         int r = scope_of(fx, i, &sc, reterr);
         if (r < 0)
                 return r;
+        /* A fault on a port without one would act on every port: never wider
+         * than asked (the plan always has it; a lease from elsewhere may not). */
+        if (recipes[i].side && !sc.port)
+                return mh_error_set(
+                        reterr, -EINVAL, MH_EXIT_VALIDATION_ERROR, "no_port", "%s needs a port (1..65535)",
+                        fx->fault_id);
         struct net_recipe rc = { .delivery = (enum net_delivery)d,
                                  .dirs = sc.dirs,
                                  .scoped = sc.n_peers > 0 || sc.port || sc.l4 != NFT_L4_ANY };
