@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "basic/clock.h"
+#include "common/net-assert.h"
 #include "common/netprobe.h"
 #include "common/proc-stat.h"
 #include "demo-harness.h"
@@ -172,27 +173,8 @@ static struct rtt measure_rtt(unsigned count) {
 }
 
 static void assert_added(double measured, double want, const char *what) {
-        double added = measured - baseline_ms, tol = fmax(5.0, want * 0.10);
-        print_message("%s: +%.1f ms (wanted +%.0f, tolerance %.1f)\n", what, added, want, tol);
-        if (fabs(added - want) > tol)
-                fail_msg("%s: added %.1f ms, wanted %.0f ± %.1f", what, added, want, tol);
+        assert_added_ms(measured, baseline_ms, want, what);
 }
-
-static bool in_binomial(unsigned k, unsigned n, double p, const char *what) {
-        double lo, hi;
-        binomial_interval_99(n, p, &lo, &hi);
-        print_message(
-                "%s: %u of %u (%.2f %%, 99 %% interval %.0f..%.0f)\n", what, k, n, 100.0 * k / n, lo, hi);
-        return k >= lo && k <= hi;
-}
-
-/* A 99 % interval misses once in 100 samples by chance: a miss is measured
- * again (count is evaluated anew) and fails only when that misses too. */
-#define ASSERT_BINOMIAL(count, n, p, what)                                                                  \
-        do {                                                                                                \
-                if (!in_binomial((count), (n), (p), (what)) && !in_binomial((count), (n), (p), (what)))     \
-                        fail_msg("%s: two samples outside the 99 %% interval", (what));                     \
-        } while (0)
 
 static unsigned echoes_lost(void) {
         struct rtt r = measure_rtt(2000);

@@ -22,6 +22,7 @@
 
 #include "basic/clock.h"
 #include "common/netns-pair.h"
+#include "common/net-assert.h"
 #include "common/netprobe.h"
 #include "common/run-command.h"
 #include "fault/fault-net.h"
@@ -140,10 +141,7 @@ static struct rtt measure_rtt(const char *from, const char *to, const char *addr
 static double baseline_ms;
 
 static void assert_added(double measured, double want, const char *what) {
-        double added = measured - baseline_ms, tol = fmax(5.0, want * 0.10);
-        print_message("%s: +%.1f ms (wanted +%.0f, tolerance %.1f)\n", what, added, want, tol);
-        if (fabs(added - want) > tol)
-                fail_msg("%s: added %.1f ms, wanted %.0f ± %.1f", what, added, want, tol);
+        assert_added_ms(measured, baseline_ms, want, what);
 }
 
 struct sink_args {
@@ -183,25 +181,6 @@ static struct udp_sink_result measure_udp(
                 sscanf(srv_out, "%u %u %u %u", &r.received, &r.unique, &r.duplicates, &r.reordered), 4);
         return r;
 }
-
-/* Whether the count k of n lies within the 99 % binomial interval around p
- * (normal approximation, fine for n >= 1000). */
-static bool in_binomial(unsigned k, unsigned n, double p, const char *what) {
-        double lo, hi;
-        binomial_interval_99(n, p, &lo, &hi);
-        print_message(
-                "%s: %u of %u (%.2f %%, 99 %% interval %.0f..%.0f)\n", what, k, n, 100.0 * k / n, lo, hi);
-        return k >= lo && k <= hi;
-}
-
-/* A 99 % interval misses once in 100 samples by chance alone, and a run makes
- * dozens of these checks: a miss is measured again (count is evaluated anew),
- * and the case fails only when the second, independent sample misses too. */
-#define ASSERT_BINOMIAL(count, n, p, what)                                                                  \
-        do {                                                                                                \
-                if (!in_binomial((count), (n), (p), (what)) && !in_binomial((count), (n), (p), (what)))     \
-                        fail_msg("%s: two samples outside the 99 %% interval", (what));                     \
-        } while (0)
 
 struct tcp_args {
         const char *addr;
