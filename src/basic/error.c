@@ -33,6 +33,14 @@ int mh_error_set(struct mh_error *e, int code, enum mh_exit exit, const char *id
         return r;
 }
 
+int mh_error_fail(struct mh_error *e, int code, const char *id, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        int r = fill(e, code, MH_EXIT_GENERAL_FAILURE, id, fmt, ap);
+        va_end(ap);
+        return r;
+}
+
 int mh_error_at(struct mh_error *e, const char *path, unsigned line, unsigned col, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);

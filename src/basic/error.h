@@ -29,6 +29,12 @@ struct mh_error {
 int mh_error_set(struct mh_error *e, int code, enum mh_exit exit, const char *id, const char *fmt, ...)
         _printf_(5, 6);
 
+/* For the layers below the ones that decide what a failure means to the
+ * person running mayhem (sys/, shaper/, fault/): the code, the id and the
+ * text, with no exit class of its own (MH_EXIT_GENERAL_FAILURE until cli/,
+ * run/, plan/ or the agent reclassifies it). */
+int mh_error_fail(struct mh_error *e, int code, const char *id, const char *fmt, ...) _printf_(4, 5);
+
 /* A validation error pointing into a file: exit 4, id "validation". */
 int mh_error_at(struct mh_error *e, const char *path, unsigned line, unsigned col, const char *fmt, ...)
         _printf_(5, 6);

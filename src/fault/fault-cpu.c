@@ -20,8 +20,8 @@ int64_t cpu_throttle_quota(const struct target_identity *before, double percent,
 int fault_apply_cpu_throttle(struct fault_exec *fx, struct mh_error *reterr) {
         const struct target_identity *t = &fx->target;
         if (t->main.pid <= 0 || t->cpu_period <= 0)
-                return mh_error_set(
-                        reterr, -ENOENT, MH_EXIT_GENERAL_FAILURE, "cpu_unknown",
+                return mh_error_fail(
+                        reterr, -ENOENT, "cpu_unknown",
                         "the CPU quota of %s before the fault is unknown; refusing to change it",
                         t->container_name);
         int64_t q = cpu_throttle_quota(t, fault_param_num(fx, "percent", 50), sysconf(_SC_NPROCESSORS_ONLN));

@@ -56,7 +56,7 @@ int fault_apply_crash_loop(struct fault_exec *fx, struct mh_error *reterr) {
         struct crash_loop *l = calloc(1, sizeof(*l));
         size_t slot = CRASH_LOOPS_MAX;
         if (!l)
-                return mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
+                return mh_error_fail(reterr, -ENOMEM, "oom", "out of memory");
         memcpy(l->container_id, fx->target.container_id, sizeof(l->container_id));
         l->engine = fx->engine;
         l->restarts = (int)fault_param_num(fx, "restarts", 10);
@@ -71,9 +71,9 @@ int fault_apply_crash_loop(struct fault_exec *fx, struct mh_error *reterr) {
         pthread_mutex_unlock(&loops_lock);
         if (e != 0) {
                 free(l);
-                return mh_error_set(
-                        reterr, -e, MH_EXIT_GENERAL_FAILURE, "crash_loop",
-                        "cannot start a crash loop on %s: %s", fx->target.container_name,
+                return mh_error_fail(
+                        reterr, -e, "crash_loop", "cannot start a crash loop on %s: %s",
+                        fx->target.container_name,
                         e == EBUSY ? "one is already running or too many are" : strerror(e));
         }
         return 0;

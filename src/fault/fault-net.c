@@ -24,15 +24,13 @@ void fault_net_guard_exe_set(const char *exe) {
 static int guard_spawn(struct net_live *l, struct mh_error *reterr) {
         int p[2];
         if (!guard_exe)
-                return mh_error_set(
-                        reterr, -EOPNOTSUPP, MH_EXIT_GENERAL_FAILURE, "no_guardian",
+                return mh_error_fail(
+                        reterr, -EOPNOTSUPP, "no_guardian",
                         "qdisc faults need a guardian to remove them if we die, and this program has none "
                         "(only mayhem-agent applies them)");
         char pid[24], start[24];
         if (pipe2(p, O_CLOEXEC) < 0)
-                return mh_error_set(
-                        reterr, negative_errno(), MH_EXIT_GENERAL_FAILURE, "guard", "pipe: %s",
-                        strerror(errno));
+                return mh_error_fail(reterr, negative_errno(), "guard", "pipe: %s", strerror(errno));
         snprintf(pid, sizeof(pid), "%d", (int)l->target.pid);
         snprintf(start, sizeof(start), "%llu", (unsigned long long)l->target.start_time);
         char *argv[] = { "mayhem-agent", "guard",   "--pid",     pid, "--start",
@@ -55,9 +53,8 @@ static int guard_spawn(struct net_live *l, struct mh_error *reterr) {
         close(p[0]);
         if (r != 0) {
                 close(p[1]);
-                return mh_error_set(
-                        reterr, -r, MH_EXIT_GENERAL_FAILURE, "guard", "cannot start the guardian %s: %s",
-                        guard_exe, strerror(r));
+                return mh_error_fail(
+                        reterr, -r, "guard", "cannot start the guardian %s: %s", guard_exe, strerror(r));
         }
         l->guard_fd = p[1];
         return 0;
@@ -117,10 +114,7 @@ static int deliver(struct net_live *l, const struct fault_exec *fx, struct mh_er
                         return r;
                 r = -pthread_create(&l->flap_thread, NULL, flap_main, l);
                 l->flap_started = r == 0;
-                return r < 0 ? mh_error_set(
-                                       reterr, r, MH_EXIT_GENERAL_FAILURE, "flap",
-                                       "cannot start the flap thread")
-                             : 0;
+                return r < 0 ? mh_error_fail(reterr, r, "flap", "cannot start the flap thread") : 0;
         case NET_DELIVERY_SHAPER: return net_rules_apply(l, fx, reterr);
         default:
                 /* The guardian first: no qdisc exists without someone to remove it. */
@@ -136,14 +130,14 @@ int fault_apply_net(struct fault_exec *fx, struct mh_error *reterr) {
         if (r < 0)
                 return r;
         if (fx->target.main.pid <= 0)
-                return mh_error_set(
-                        reterr, -ESRCH, MH_EXIT_GENERAL_FAILURE, "not_running",
+                return mh_error_fail(
+                        reterr, -ESRCH, "not_running",
                         "%s: %s is not running: it has no network namespace to act in", fx->fault_id,
                         fx->target.container_name);
         struct net_live *l = net_live_add(fx->lease_id);
         if (!l)
-                return mh_error_set(
-                        reterr, -EBUSY, MH_EXIT_GENERAL_FAILURE, "net_live",
+                return mh_error_fail(
+                        reterr, -EBUSY, "net_live",
                         "lease %s: already applied, or %d network faults in force", fx->lease_id,
                         NET_LIVE_MAX);
         l->target = fx->target.main;

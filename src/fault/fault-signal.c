@@ -6,9 +6,9 @@
  * with a start-time check (src/sys/process.c): a recycled pid is never hit. */
 static int signal_main(struct fault_exec *fx, int sig, struct mh_error *reterr) {
         if (fx->target.main.pid <= 0)
-                return mh_error_set(
-                        reterr, -ESRCH, MH_EXIT_GENERAL_FAILURE, "target_not_running",
-                        "container '%s' has no running main process", fx->target.container_name);
+                return mh_error_fail(
+                        reterr, -ESRCH, "target_not_running", "container '%s' has no running main process",
+                        fx->target.container_name);
         return proc_signal(&fx->target.main, sig, reterr);
 }
 

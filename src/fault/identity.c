@@ -49,9 +49,9 @@ int target_identity_from_json(const json_t *j, struct target_identity *ret, stru
                     "pid", &pid, "pid_start_time", &start_time, "cpu_quota", &cpu_quota, "cpu_period",
                     &cpu_period) < 0 ||
             pid < 0 || start_time < 0)
-                return mh_error_set(
-                        reterr, -EPROTO, MH_EXIT_GENERAL_FAILURE, "bad_identity",
-                        "runtime identity in the lease is malformed: %s", err.text);
+                return mh_error_fail(
+                        reterr, -EPROTO, "bad_identity", "runtime identity in the lease is malformed: %s",
+                        err.text);
         struct target_identity t = { .main = { .pid = pid, .start_time = (uint64_t)start_time },
                                      .cpu_quota = cpu_quota,
                                      .cpu_period = cpu_period };

@@ -40,8 +40,7 @@ static int in_netns(
         if (r < 0)
                 return r;
         if (result < 0)
-                return mh_error_set(
-                        reterr, result, MH_EXIT_GENERAL_FAILURE, "netns", "%.*s", (int)*len, out);
+                return mh_error_fail(reterr, result, "netns", "%.*s", (int)*len, out);
         return result;
 }
 
@@ -79,7 +78,7 @@ int net_ns_links(const struct proc_identity *id, struct net_links *ret, struct m
         if (r < 0)
                 return r;
         if (len != sizeof(*ret))
-                return mh_error_set(reterr, -EPROTO, MH_EXIT_GENERAL_FAILURE, "netns", "short device list");
+                return mh_error_fail(reterr, -EPROTO, "netns", "short device list");
         memcpy(ret, out, sizeof(*ret));
         return 0;
 }
@@ -162,9 +161,9 @@ static int open_queue(const struct sockets_arg *a, int *ret_fd, uint16_t *ret_q,
                         *ret_q = q;
                 return r;
         }
-        return mh_error_set(
-                e, -EBUSY, MH_EXIT_GENERAL_FAILURE, "nfqueue", "every queue number %u..%u is taken",
-                NET_QUEUE_BASE, NET_QUEUE_BASE + NET_QUEUE_SPAN - 1);
+        return mh_error_fail(
+                e, -EBUSY, "nfqueue", "every queue number %u..%u is taken", NET_QUEUE_BASE,
+                NET_QUEUE_BASE + NET_QUEUE_SPAN - 1);
 }
 
 static int fn_sockets(void *arg, char *out, size_t *out_len, int *ret_fd) {
@@ -183,7 +182,7 @@ static int fn_sockets(void *arg, char *out, size_t *out_len, int *ret_fd) {
         if (r >= 0 && a->queue && (r = open_queue(a, &fds[n], &q, &e)) >= 0)
                 n++;
         if (r >= 0 && (r = bundle_send(fds, n, ret_fd)) < 0)
-                mh_error_set(&e, r, MH_EXIT_GENERAL_FAILURE, "netns", "passing sockets: %s", strerror(-r));
+                mh_error_fail(&e, r, "netns", "passing sockets: %s", strerror(-r));
         for (size_t i = 0; i < n; i++)
                 close(fds[i]);
         if (r < 0)
@@ -232,16 +231,15 @@ int net_ns_sockets_open(
         if (result < 0 || carrier < 0 || len != sizeof(uint16_t)) {
                 if (carrier >= 0)
                         close(carrier);
-                return mh_error_set(
-                        reterr, result < 0 ? result : -EPROTO, MH_EXIT_GENERAL_FAILURE, "netns",
+                return mh_error_fail(
+                        reterr, result < 0 ? result : -EPROTO, "netns",
                         "opening sockets in the target's netns: %.*s", (int)len, out);
         }
         memcpy(&ret->queue, out, sizeof(ret->queue));
         r = bundle_receive(carrier, fds, a.n + (queue ? 1 : 0));
         close(carrier);
         if (r < 0)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "netns", "the sockets did not arrive");
+                return mh_error_fail(reterr, r, "netns", "the sockets did not arrive");
         return adopt_all(&a, fds, ret, reterr);
 }
 
@@ -296,8 +294,8 @@ int net_ns_dup_egress_open(
         if (r < 0)
                 return r;
         if (result < 0 || fd < 0)
-                return mh_error_set(
-                        reterr, result < 0 ? result : -EPROTO, MH_EXIT_GENERAL_FAILURE, "nft_table",
-                        "table netdev %s: %.*s", name, (int)len, out);
+                return mh_error_fail(
+                        reterr, result < 0 ? result : -EPROTO, "nft_table", "table netdev %s: %.*s", name,
+                        (int)len, out);
         return nft_owner_table_adopt(fd, "netdev", name, ret, reterr);
 }

@@ -113,7 +113,7 @@ int net_ns_qdisc_apply(
         int result = 0;
         int r = ns_run(id, NS_BIT(NS_NET), fn_apply, &a, NET_NS_WAIT_MS, out, &len, &result, reterr);
         if (r >= 0 && result < 0)
-                r = mh_error_set(reterr, result, MH_EXIT_GENERAL_FAILURE, "qdisc", "%.*s", (int)len, out);
+                r = mh_error_fail(reterr, result, "qdisc", "%.*s", (int)len, out);
         return r;
 }
 
@@ -136,7 +136,7 @@ int net_ns_clean(const struct proc_identity *id, const char *lease_id, struct mh
         if (r == -ESRCH)
                 return 0; /* the target is gone, and its netns with everything in it */
         if (r >= 0 && result < 0)
-                r = mh_error_set(reterr, result, MH_EXIT_GENERAL_FAILURE, "qdisc", "%.*s", (int)len, out);
+                r = mh_error_fail(reterr, result, "qdisc", "%.*s", (int)len, out);
         return r;
 }
 

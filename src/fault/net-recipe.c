@@ -34,17 +34,16 @@ static int peers_of(const struct fault_exec *fx, struct scope *sc, struct mh_err
         size_t i;
         const json_t *v;
         if (json_array_size(peers) > NFT_RULE_PEERS_MAX)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_VALIDATION_ERROR, "too_many_peers",
-                        "%s: %zu peer addresses, at most %d", fx->fault_id, json_array_size(peers),
-                        NFT_RULE_PEERS_MAX);
+                return mh_error_fail(
+                        reterr, -EINVAL, "too_many_peers", "%s: %zu peer addresses, at most %d",
+                        fx->fault_id, json_array_size(peers), NFT_RULE_PEERS_MAX);
         json_array_foreach(peers, i, v) {
                 const char *a = json_string_value(v);
                 unsigned char buf[16];
                 if (!a || (inet_pton(AF_INET, a, buf) != 1 && inet_pton(AF_INET6, a, buf) != 1))
-                        return mh_error_set(
-                                reterr, -EINVAL, MH_EXIT_VALIDATION_ERROR, "bad_peer",
-                                "%s: peer %s is not an IP address", fx->fault_id, a ? a : "(not a string)");
+                        return mh_error_fail(
+                                reterr, -EINVAL, "bad_peer", "%s: peer %s is not an IP address",
+                                fx->fault_id, a ? a : "(not a string)");
                 sc->peers[sc->n_peers++] = a;
         }
         return 0;
@@ -256,13 +255,12 @@ int net_recipe_build(const struct fault_exec *fx, struct net_recipe *ret, struct
         int i = find(fx->fault_id), d;
         struct scope sc;
         if (i < 0)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "not_network", "%s is not a network fault",
-                        fx->fault_id);
+                return mh_error_fail(
+                        reterr, -EINVAL, "not_network", "%s is not a network fault", fx->fault_id);
         const char *delivery = fault_param_str(fx, NET_PARAM_DELIVERY, NULL);
         if (!delivery || (d = net_delivery_from_string(delivery)) < 0)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "no_delivery",
+                return mh_error_fail(
+                        reterr, -EINVAL, "no_delivery",
                         "%s: the lease names no delivery (%s); the runner decides it from the agent's "
                         "kernel",
                         fx->fault_id, delivery ? delivery : "absent");
@@ -272,9 +270,7 @@ int net_recipe_build(const struct fault_exec *fx, struct net_recipe *ret, struct
         /* A fault on a port without one would act on every port: never wider
          * than asked (the plan always has it; a lease from elsewhere may not). */
         if (recipes[i].side && !sc.port)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_VALIDATION_ERROR, "no_port", "%s needs a port (1..65535)",
-                        fx->fault_id);
+                return mh_error_fail(reterr, -EINVAL, "no_port", "%s needs a port (1..65535)", fx->fault_id);
         struct net_recipe rc = { .delivery = (enum net_delivery)d,
                                  .dirs = sc.dirs,
                                  .scoped = sc.n_peers > 0 || sc.port || sc.l4 != NFT_L4_ANY };

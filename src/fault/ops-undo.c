@@ -73,13 +73,13 @@ bool comp_op_supported(enum comp_op op) {
 
 int comp_op_run(enum comp_op op, const struct fault_exec *fx, struct mh_error *reterr) {
         if (!comp_op_supported(op))
-                return mh_error_set(
-                        reterr, -EOPNOTSUPP, MH_EXIT_GENERAL_FAILURE, "not_implemented",
+                return mh_error_fail(
+                        reterr, -EOPNOTSUPP, "not_implemented",
                         "undo op %s is not implemented in this version", comp_op_to_string(op));
         bool needs_engine = op == COMP_OP_ENGINE_START || op == COMP_OP_ENGINE_UNPAUSE;
         if (needs_engine && !fx->engine)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "no_engine",
+                return mh_error_fail(
+                        reterr, -EINVAL, "no_engine",
                         "undo op %s needs a container engine; %s is a host process", comp_op_to_string(op),
                         fx->target.container_name);
         return undo_ops[op](fx, reterr);

@@ -119,22 +119,19 @@ static int open_error(int r, uint16_t queue_num, struct mh_error *reterr) {
         if (r == -EPERM && have_net_admin())
                 r = -EBUSY;
         if (r == -EBUSY)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "nfqueue",
-                        "NFQUEUE queue %u is held by another socket", queue_num);
+                return mh_error_fail(
+                        reterr, r, "nfqueue", "NFQUEUE queue %u is held by another socket", queue_num);
         if (r == -EPERM)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_CONFIG_ERROR, "permission",
-                        "NFQUEUE queue %u: %s (needs CAP_NET_ADMIN)", queue_num, strerror(-r));
+                return mh_error_fail(
+                        reterr, r, "permission", "NFQUEUE queue %u: %s (needs CAP_NET_ADMIN)", queue_num,
+                        strerror(-r));
         if (r == -EOPNOTSUPP)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_CONFIG_ERROR, "kernel_feature",
+                return mh_error_fail(
+                        reterr, r, "kernel_feature",
                         "NFQUEUE queue %u: this kernel has no fail-open queues (Linux 3.6 or newer), so a "
                         "stalled shaper would drop traffic; refusing",
                         queue_num);
-        return mh_error_set(
-                reterr, r, MH_EXIT_GENERAL_FAILURE, "nfqueue", "NFQUEUE queue %u: %s", queue_num,
-                strerror(-r));
+        return mh_error_fail(reterr, r, "nfqueue", "NFQUEUE queue %u: %s", queue_num, strerror(-r));
 }
 
 int shaper_queue_open(uint16_t queue_num, int *ret_fd, struct mh_error *reterr) {

@@ -319,13 +319,11 @@ int shaper_start(
                 return r;
         s = shaper_new(-EBADF, queue_num, config);
         if (!s)
-                return mh_error_set(
-                        reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "nfqueue", "shaper: out of memory");
+                return mh_error_fail(reterr, -ENOMEM, "nfqueue", "shaper: out of memory");
         s->w->fd = TAKE_FD(owned);
         r = thread_spawn(s);
         if (r < 0)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "nfqueue", "shaper thread: %s", strerror(-r));
+                return mh_error_fail(reterr, r, "nfqueue", "shaper thread: %s", strerror(-r));
         *ret = TAKE_PTR(s);
         return 0;
 }

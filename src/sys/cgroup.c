@@ -233,8 +233,7 @@ static int read_proc_cgroup(pid_t pid, char **ret, struct mh_error *reterr) {
         snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
         int r = read_file_bounded(path, PROC_CGROUP_MAX, ret, &len, reterr);
         if (r == -ENOENT || r == -ESRCH)
-                return mh_error_set(
-                        reterr, -ESRCH, MH_EXIT_GENERAL_FAILURE, "process_gone", "no process %d", (int)pid);
+                return mh_error_fail(reterr, -ESRCH, "process_gone", "no process %d", (int)pid);
         if (r < 0)
                 mh_error_reclass(reterr, MH_EXIT_GENERAL_FAILURE, "cgroup");
         return r;
@@ -248,8 +247,7 @@ static int read_target_cgroup(const struct proc_identity *id, char **ret, struct
         int r;
 
         if (!id)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument", "no target process");
+                return mh_error_fail(reterr, -EINVAL, "invalid_argument", "no target process");
         r = read_proc_cgroup(id->pid, &text, reterr);
         if (r < 0)
                 return r;
@@ -294,13 +292,10 @@ static int hierarchy_dir_open(
 
         r = cgroup_mount_parse(mountinfo, controllers, dir, sizeof(dir), root, sizeof(root));
         if (r == -ENOENT)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_CONFIG_ERROR, "cgroup", "no %s cgroup hierarchy is mounted",
-                        what);
+                return mh_error_fail(reterr, r, "cgroup", "no %s cgroup hierarchy is mounted", what);
         if (r < 0)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "cgroup", "/proc/self/mountinfo (%s): %s", what,
-                        strerror(-r));
+                return mh_error_fail(
+                        reterr, r, "cgroup", "/proc/self/mountinfo (%s): %s", what, strerror(-r));
 
         /* The path is relative to the hierarchy's root; the mount shows the
          * subtree below its own root only. */
@@ -308,8 +303,8 @@ static int hierarchy_dir_open(
         if (!streq(root, "/")) {
                 size_t rl = strlen(root);
                 if (strncmp(path, root, rl) != 0 || (path[rl] != '/' && path[rl] != '\0'))
-                        return mh_error_set(
-                                reterr, -EXDEV, MH_EXIT_CONFIG_ERROR, "cgroup",
+                        return mh_error_fail(
+                                reterr, -EXDEV, "cgroup",
                                 "cgroup %s (%s) is outside the mounted subtree %s at %s", path, what, root,
                                 dir);
                 rel = path + rl;
@@ -322,21 +317,19 @@ static int hierarchy_dir_open(
         _cleanup_close_ int mnt = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         if (mnt < 0) {
                 r = negative_errno();
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "cgroup", "%s: %s", dir, strerror(-r));
+                return mh_error_fail(reterr, r, "cgroup", "%s: %s", dir, strerror(-r));
         }
         /* A later mount over the same place would hide the hierarchy. */
         if (fstatfs(mnt, &sfs) < 0 ||
             (unsigned long)sfs.f_type !=
                     (controllers && *controllers ? CGROUP_SUPER_MAGIC : CGROUP2_SUPER_MAGIC))
-                return mh_error_set(
-                        reterr, -EMEDIUMTYPE, MH_EXIT_CONFIG_ERROR, "cgroup",
+                return mh_error_fail(
+                        reterr, -EMEDIUMTYPE, "cgroup",
                         "%s is not the %s hierarchy mountinfo lists there (mounted over?)", dir, what);
         r = open_beneath(mnt, rel, O_RDONLY | O_DIRECTORY);
         if (r < 0)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "cgroup", "%s/%s: %s", dir,
-                        streq(rel, ".") ? "" : rel, strerror(-r));
+                return mh_error_fail(
+                        reterr, r, "cgroup", "%s/%s: %s", dir, streq(rel, ".") ? "" : rel, strerror(-r));
         *ret_fd = r;
         return 0;
 }
@@ -387,8 +380,8 @@ int cgroup_of_process(const struct proc_identity *id, struct cgroup_info *ret, s
                 return r;
         r = cgroup_info_parse(text, &info);
         if (r < 0)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "cgroup", "/proc/%d/cgroup: %s", (int)id->pid,
+                return mh_error_fail(
+                        reterr, r, "cgroup", "/proc/%d/cgroup: %s", (int)id->pid,
                         r == -ENAMETOOLONG ? "a cgroup path is too long" : "malformed");
         *ret = info;
         return 0;
@@ -429,15 +422,14 @@ int cgroup_join(const struct proc_identity *target, pid_t pid, struct mh_error *
         int r;
 
         if (pid <= 0)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_pid", "invalid pid %d", (int)pid);
+                return mh_error_fail(reterr, -EINVAL, "invalid_pid", "invalid pid %d", (int)pid);
         r = read_target_cgroup(target, &text, reterr);
         if (r < 0)
                 return r;
         r = read_proc_cgroup(pid, &its_text, reterr);
         if (r < 0)
-                return r == -ESRCH ? mh_error_set(
-                                             reterr, r, MH_EXIT_GENERAL_FAILURE, "process_gone",
+                return r == -ESRCH ? mh_error_fail(
+                                             reterr, r, "process_gone",
                                              "no process %d to move into the cgroups of %d", (int)pid,
                                              (int)target->pid)
                                    : r;
@@ -477,14 +469,14 @@ int cgroup_join(const struct proc_identity *target, pid_t pid, struct mh_error *
         }
         if (r < 0) {
                 hierarchies_close(h, n);
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "cgroup", "/proc/%d/cgroup: %s",
-                        (int)target->pid, r == -E2BIG ? "too many hierarchies" : "malformed or too long");
+                return mh_error_fail(
+                        reterr, r, "cgroup", "/proc/%d/cgroup: %s", (int)target->pid,
+                        r == -E2BIG ? "too many hierarchies" : "malformed or too long");
         }
         if (n == 0)
-                return mh_error_set(
-                        reterr, -ENOENT, MH_EXIT_CONFIG_ERROR, "cgroup",
-                        "no cgroup hierarchy of process %d is mounted here", (int)target->pid);
+                return mh_error_fail(
+                        reterr, -ENOENT, "cgroup", "no cgroup hierarchy of process %d is mounted here",
+                        (int)target->pid);
 
         for (size_t i = 0; i < n; i++) {
                 r = procs_write(h[i].fd, pid);
@@ -493,8 +485,8 @@ int cgroup_join(const struct proc_identity *target, pid_t pid, struct mh_error *
                         for (size_t j = 0; j < i; j++)
                                 move_back(mountinfo, its_text, &h[j], pid);
                         hierarchies_close(h, n);
-                        return mh_error_set(
-                                reterr, r, MH_EXIT_GENERAL_FAILURE, "cgroup",
+                        return mh_error_fail(
+                                reterr, r, "cgroup",
                                 "moving process %d into the %s cgroup of process %d: %s", (int)pid, what,
                                 (int)target->pid, strerror(-r));
                 }
@@ -536,8 +528,8 @@ static int cpu_dir_open(
                 return hierarchy_dir_open(mountinfo, "cpu", info.v1_cpu, ret_fd, reterr);
         }
         if (!info.v2)
-                return mh_error_set(
-                        reterr, -ENOENT, MH_EXIT_CONFIG_ERROR, "cgroup",
+                return mh_error_fail(
+                        reterr, -ENOENT, "cgroup",
                         "process %d: no cpu controller (neither a v1 cpu hierarchy nor cgroup2)",
                         (int)target->pid);
         *ret_v2 = true;
@@ -560,37 +552,35 @@ int cgroup_cpu_quota(
                 if (r >= 0)
                         r = knob_read(fd, "cpu.cfs_period_us", period, sizeof(period));
                 if (r < 0)
-                        return mh_error_set(
-                                reterr, r, MH_EXIT_GENERAL_FAILURE, "cgroup",
+                        return mh_error_fail(
+                                reterr, r, "cgroup",
                                 "cpu cgroup %s of process %d: cpu.cfs_quota_us/cpu.cfs_period_us: %s", path,
                                 (int)target->pid, strerror(-r));
         } else {
                 r = knob_read(fd, "cpu.max", quota, sizeof(quota));
                 if (r == -ENOENT)
-                        return mh_error_set(
-                                reterr, r, MH_EXIT_CONFIG_ERROR, "cgroup",
+                        return mh_error_fail(
+                                reterr, r, "cgroup",
                                 "cgroup %s of process %d has no cpu.max (the root, or the cpu controller is "
                                 "not enabled there)",
                                 path, (int)target->pid);
                 if (r < 0)
-                        return mh_error_set(
-                                reterr, r, MH_EXIT_GENERAL_FAILURE, "cgroup", "cgroup %s: cpu.max: %s", path,
-                                strerror(-r));
+                        return mh_error_fail(
+                                reterr, r, "cgroup", "cgroup %s: cpu.max: %s", path, strerror(-r));
                 /* "max 100000" or "50000 100000" */
                 char *sp = strchr(quota, ' ');
                 if (!sp || strlen(sp + 1) >= sizeof(period))
-                        return mh_error_set(
-                                reterr, -EPROTO, MH_EXIT_GENERAL_FAILURE, "cgroup",
-                                "cgroup %s: unexpected cpu.max \"%s\"", path, quota);
+                        return mh_error_fail(
+                                reterr, -EPROTO, "cgroup", "cgroup %s: unexpected cpu.max \"%s\"", path,
+                                quota);
                 memcpy(period, sp + 1, strlen(sp + 1) + 1);
                 *sp = '\0';
         }
 
         if (parse_quota_field(quota, &q) < 0 || parse_int64(period, &p) < 0 || p <= 0)
-                return mh_error_set(
-                        reterr, -EPROTO, MH_EXIT_GENERAL_FAILURE, "cgroup",
-                        "process %d: unexpected cpu quota \"%s\" / period \"%s\"", (int)target->pid, quota,
-                        period);
+                return mh_error_fail(
+                        reterr, -EPROTO, "cgroup", "process %d: unexpected cpu quota \"%s\" / period \"%s\"",
+                        (int)target->pid, quota, period);
         *ret_quota_us = q;
         *ret_period_us = p;
         return 0;
@@ -617,9 +607,9 @@ int cgroup_set_cpu_quota(
         char path[CGROUP_PATH_MAX], quota[32], period[32], both[64];
         bool v2 = false;
         if (period_us <= 0 || quota_us == 0 || quota_us < -1)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "cgroup",
-                        "invalid cpu quota %" PRId64 " / period %" PRId64, quota_us, period_us);
+                return mh_error_fail(
+                        reterr, -EINVAL, "cgroup", "invalid cpu quota %" PRId64 " / period %" PRId64,
+                        quota_us, period_us);
         int r = cpu_dir_open(target, &fd, &v2, path, sizeof(path), reterr);
         if (r < 0)
                 return r;
@@ -631,9 +621,8 @@ int cgroup_set_cpu_quota(
         } else if ((r = knob_write(fd, "cpu.cfs_period_us", period)) >= 0)
                 r = knob_write(fd, "cpu.cfs_quota_us", quota);
         if (r < 0)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "cgroup",
-                        "cpu cgroup %s: setting quota %s / period %s: %s", path, quota, period,
-                        strerror(-r));
+                return mh_error_fail(
+                        reterr, r, "cgroup", "cpu cgroup %s: setting quota %s / period %s: %s", path, quota,
+                        period, strerror(-r));
         return 0;
 }

@@ -333,12 +333,9 @@ int nft_rule_exprs_add(
         if (k >= 0)
                 k = action_add(r, family, spec, via);
         if (k == -ENODEV)
-                return mh_error_set(
-                        reterr, k, MH_EXIT_GENERAL_FAILURE, "nftables",
-                        "dup to device %s: no such device here", spec->dup.device);
+                return mh_error_fail(
+                        reterr, k, "nftables", "dup to device %s: no such device here", spec->dup.device);
         if (k < 0)
-                return mh_error_set(
-                        reterr, k, MH_EXIT_GENERAL_FAILURE, "nftables", "building rule expressions: %s",
-                        strerror(-k));
+                return mh_error_fail(reterr, k, "nftables", "building rule expressions: %s", strerror(-k));
         return 0;
 }

@@ -89,9 +89,7 @@ static int probe_run(enum probe p, struct mh_error *reterr) {
                 __atomic_store_n(&cached[p], r, __ATOMIC_RELEASE);
                 return r;
         }
-        return mh_error_set(
-                reterr, fn_result, MH_EXIT_GENERAL_FAILURE, "kernel_feature", "probing for %s: %s",
-                probe_what[p], out);
+        return mh_error_fail(reterr, fn_result, "kernel_feature", "probing for %s: %s", probe_what[p], out);
 }
 
 int nft_netdev_egress_supported(struct mh_error *reterr) {

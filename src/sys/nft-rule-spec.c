@@ -47,8 +47,7 @@ int nft_addr_parse(const char *s, union nft_addr *ret) {
         return -EINVAL;
 }
 
-#define refuse(reterr, ...)                                                                                 \
-        mh_error_set(reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument", __VA_ARGS__)
+#define refuse(reterr, ...) mh_error_fail(reterr, -EINVAL, "invalid_argument", __VA_ARGS__)
 
 /* The address family a table or l3 pins down: AF_INET, AF_INET6 or 0 (any). */
 static int pinned_af(int family, enum nft_l3 l3) {

@@ -125,25 +125,22 @@ static int batch_send(struct batch *b, const char *op, struct mh_error *reterr) 
 
         nftnl_batch_end(mnl_nlmsg_batch_current(b->b), b->t->seq++);
         if (!mnl_nlmsg_batch_next(b->b))
-                return mh_error_set(
-                        reterr, -E2BIG, MH_EXIT_GENERAL_FAILURE, "nftables", "%s: batch too large", op);
+                return mh_error_fail(reterr, -E2BIG, "nftables", "%s: batch too large", op);
         buf = malloc(RECV_SIZE);
         if (!buf)
-                return mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "nftables", "out of memory");
+                return mh_error_fail(reterr, -ENOMEM, "nftables", "out of memory");
         if (mnl_socket_sendto(b->t->nl, mnl_nlmsg_batch_head(b->b), mnl_nlmsg_batch_size(b->b)) < 0) {
                 r = negative_errno();
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "nftables", "%s: send: %s", op, strerror(-r));
+                return mh_error_fail(reterr, r, "nftables", "%s: send: %s", op, strerror(-r));
         }
         r = batch_recv(b, buf);
         if (r < 0)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "nftables",
-                        "%s: reading the kernel's answer: %s", op, strerror(-r));
+                return mh_error_fail(
+                        reterr, r, "nftables", "%s: reading the kernel's answer: %s", op, strerror(-r));
         if (b->reply.error < 0) {
                 size_t i = b->reply.error_index;
-                return mh_error_set(
-                        reterr, b->reply.error, MH_EXIT_GENERAL_FAILURE, "nftables", "%s: %s: %s", op,
+                return mh_error_fail(
+                        reterr, b->reply.error, "nftables", "%s: %s: %s", op,
                         i < b->reply.n ? b->what[i] : "batch", strerror(-b->reply.error));
         }
         return 0;
@@ -167,18 +164,17 @@ static int hook_num(int family, enum nft_hook h) {
 static int chain_check(
         const struct nft_owner_table *t, const struct nft_chain_spec *c, struct mh_error *reterr) {
         if (!t || !c || !name_ok(c->name, NAME_MAX_LEN))
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
+                return mh_error_fail(
+                        reterr, -EINVAL, "invalid_argument",
                         "a chain needs a table and a name of 1 to 255 bytes");
         if (hook_num(t->family, c->hook) < 0)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
-                        "hook %s does not suit a %s table",
+                return mh_error_fail(
+                        reterr, -EINVAL, "invalid_argument", "hook %s does not suit a %s table",
                         nft_hook_to_string(c->hook) ? nft_hook_to_string(c->hook) : "(invalid)",
                         nft_owner_table_family(t));
         if ((t->family == NFPROTO_NETDEV) != (c->device != NULL) || (c->device && !name_ok(c->device, 16)))
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
+                return mh_error_fail(
+                        reterr, -EINVAL, "invalid_argument",
                         "a device (1 to 15 bytes) is required in netdev tables and refused elsewhere");
         return 0;
 }
@@ -209,7 +205,7 @@ int nft_chain_add(struct nft_owner_table *t, const struct nft_chain_spec *c, str
                 return r;
         struct nftnl_chain *ch = chain_build(t, c);
         if (!ch)
-                return mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "nftables", "out of memory");
+                return mh_error_fail(reterr, -ENOMEM, "nftables", "out of memory");
         r = batch_start(&b, t, false);
         if (r >= 0) {
                 snprintf(what, sizeof(what), "chain %s", c->name);
@@ -221,8 +217,7 @@ int nft_chain_add(struct nft_owner_table *t, const struct nft_chain_spec *c, str
         if (r >= 0)
                 r = batch_send(&b, "adding nftables chain", reterr);
         else
-                r = mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "nftables", "building chain: %s", strerror(-r));
+                r = mh_error_fail(reterr, r, "nftables", "building chain: %s", strerror(-r));
         batch_done(&b);
         return r;
 }
@@ -234,8 +229,8 @@ static int rule_del(
         struct batch b;
         char what[WHAT_MAX];
         if (!t || !name_ok(chain, NAME_MAX_LEN))
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
+                return mh_error_fail(
+                        reterr, -EINVAL, "invalid_argument",
                         "%s: needs a table and a chain name of 1 to 255 bytes", op);
         struct nftnl_rule *r = nftnl_rule_alloc();
         int k = r ? batch_start(&b, t, false) : -ENOMEM;
@@ -248,13 +243,11 @@ static int rule_del(
                 snprintf(what, sizeof(what), "chain %s", chain);
                 nftnl_rule_nlmsg_build_payload(batch_msg(&b, NFT_MSG_DELRULE, 0, what), r);
                 k = batch_msg_done(&b);
-                k = k < 0 ? mh_error_set(
-                                    reterr, k, MH_EXIT_GENERAL_FAILURE, "nftables", "%s: %s", op,
-                                    strerror(-k))
+                k = k < 0 ? mh_error_fail(reterr, k, "nftables", "%s: %s", op, strerror(-k))
                           : batch_send(&b, op, reterr);
                 batch_done(&b);
         } else
-                k = mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "nftables", "out of memory");
+                k = mh_error_fail(reterr, -ENOMEM, "nftables", "out of memory");
         nftnl_rule_free(r);
         return k;
 }
@@ -265,17 +258,13 @@ int nft_owner_table_delete(struct nft_owner_table *t, struct mh_error *reterr) {
         int k = nt ? batch_start(&b, t, false) : -ENOMEM;
         if (k < 0) {
                 nftnl_table_free(nt);
-                return mh_error_set(
-                        reterr, k, MH_EXIT_GENERAL_FAILURE, "nftables", "deleting a table: %s",
-                        strerror(-k));
+                return mh_error_fail(reterr, k, "nftables", "deleting a table: %s", strerror(-k));
         }
         nftnl_table_set_u32(nt, NFTNL_TABLE_FAMILY, (uint32_t)t->family);
         nftnl_table_set_str(nt, NFTNL_TABLE_NAME, t->name);
         nftnl_table_nlmsg_build_payload(batch_msg(&b, NFT_MSG_DELTABLE, 0, "table"), nt);
         k = batch_msg_done(&b);
-        k = k < 0 ? mh_error_set(
-                            reterr, k, MH_EXIT_GENERAL_FAILURE, "nftables", "deleting table %s: %s", t->name,
-                            strerror(-k))
+        k = k < 0 ? mh_error_fail(reterr, k, "nftables", "deleting table %s: %s", t->name, strerror(-k))
                   : batch_send(&b, "deleting nftables table", reterr);
         batch_done(&b);
         nftnl_table_free(nt);
@@ -288,8 +277,8 @@ int nft_chain_flush(struct nft_owner_table *t, const char *chain, struct mh_erro
 
 int nft_rule_delete(struct nft_owner_table *t, const char *chain, uint64_t handle, struct mh_error *reterr) {
         if (handle == 0)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
+                return mh_error_fail(
+                        reterr, -EINVAL, "invalid_argument",
                         "deleting an nftables rule: handle 0 names no rule");
         return rule_del(t, chain, handle, "deleting nftables rule", reterr);
 }
@@ -301,7 +290,7 @@ static int rule_msg(
         char what[WHAT_MAX];
         struct nftnl_rule *r = nftnl_rule_alloc();
         if (!r)
-                return mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "nftables", "out of memory");
+                return mh_error_fail(reterr, -ENOMEM, "nftables", "out of memory");
         nftnl_rule_set_u32(r, NFTNL_RULE_FAMILY, (uint32_t)b->t->family);
         nftnl_rule_set_str(r, NFTNL_RULE_TABLE, b->t->name);
         nftnl_rule_set_str(r, NFTNL_RULE_CHAIN, chain);
@@ -314,8 +303,7 @@ static int rule_msg(
                 nftnl_rule_nlmsg_build_payload(batch_msg(b, NFT_MSG_NEWRULE, flags, what), r);
                 k = batch_msg_done(b);
                 if (k < 0)
-                        k = mh_error_set(
-                                reterr, k, MH_EXIT_GENERAL_FAILURE, "nftables", "rule batch too large");
+                        k = mh_error_fail(reterr, k, "nftables", "rule batch too large");
         }
         nftnl_rule_free(r);
         return k;
@@ -328,7 +316,7 @@ static int rule_add_via(
         int k = batch_start(&b, t, true);
         if (k < 0) {
                 batch_done(&b);
-                return mh_error_set(reterr, k, MH_EXIT_GENERAL_FAILURE, "nftables", "out of memory");
+                return mh_error_fail(reterr, k, "nftables", "out of memory");
         }
         for (size_t i = 0; k >= 0 && (i == 0 || (i < NFT_RULE_PEERS_MAX && spec->peers[i])); i++)
                 k = rule_msg(&b, chain, spec, spec->peers[i], via, reterr);
@@ -347,8 +335,8 @@ int nft_rule_add(
         struct nft_owner_table *t, const char *chain, const struct nft_rule_spec *spec,
         struct nft_rule_handles *ret_handles, struct mh_error *reterr) {
         if (!t || !name_ok(chain, NAME_MAX_LEN))
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
+                return mh_error_fail(
+                        reterr, -EINVAL, "invalid_argument",
                         "adding an nftables rule needs a table and a chain name of 1 to 255 bytes");
         int k = nft_rule_spec_check(nft_owner_table_family(t), spec, reterr);
         if (k < 0)

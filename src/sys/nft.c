@@ -49,15 +49,15 @@ int nft_family_from_name(const char *s) {
 static int check_args(const char *family, const char *name, int *ret_family, struct mh_error *reterr) {
         int f = family_parse(family);
         if (f < 0)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
+                return mh_error_fail(
+                        reterr, -EINVAL, "invalid_argument",
                         "unknown nftables family \"%s\" (inet, ip, ip6, arp, bridge, netdev)",
                         family ? family : "(null)");
         size_t len = name ? strnlen(name, NFT_TABLE_MAXNAMELEN) : 0;
         if (len == 0 || len >= NFT_TABLE_MAXNAMELEN)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
-                        "an nftables table name has 1 to %d bytes", NFT_TABLE_MAXNAMELEN - 1);
+                return mh_error_fail(
+                        reterr, -EINVAL, "invalid_argument", "an nftables table name has 1 to %d bytes",
+                        NFT_TABLE_MAXNAMELEN - 1);
         *ret_family = f;
         return 0;
 }
@@ -79,20 +79,15 @@ static int socket_open(struct mnl_socket **ret, struct mh_error *reterr) {
         nl = mnl_socket_open2(NETLINK_NETFILTER, SOCK_CLOEXEC);
         if (!nl) {
                 r = negative_errno();
-                return mh_error_set(
-                        reterr, r, MH_EXIT_CONFIG_ERROR, "nftables", "netlink (netfilter) socket: %s",
-                        strerror(-r));
+                return mh_error_fail(reterr, r, "nftables", "netlink (netfilter) socket: %s", strerror(-r));
         }
         if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
                 r = negative_errno();
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "nftables", "netlink bind: %s", strerror(-r));
+                return mh_error_fail(reterr, r, "nftables", "netlink bind: %s", strerror(-r));
         }
         if (setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
                 r = negative_errno();
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "nftables", "netlink SO_RCVTIMEO: %s",
-                        strerror(-r));
+                return mh_error_fail(reterr, r, "nftables", "netlink SO_RCVTIMEO: %s", strerror(-r));
         }
         *ret = TAKE_PTR(nl);
         return 0;
@@ -180,23 +175,20 @@ static int table_lookup(
 
 static int create_error(int r, const char *family, const char *name, struct mh_error *reterr) {
         if (r == -EOPNOTSUPP)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_CONFIG_ERROR, "kernel_feature",
+                return mh_error_fail(
+                        reterr, r, "kernel_feature",
                         "nftables table %s %s: this kernel has no owner tables (NFT_TABLE_F_OWNER needs "
                         "Linux "
                         "5.12 or newer), so a fault could outlive the agent; refusing",
                         family, name);
         if (r == -EEXIST)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "nftables",
-                        "nftables table %s %s already exists", family, name);
+                return mh_error_fail(
+                        reterr, r, "nftables", "nftables table %s %s already exists", family, name);
         if (r == -EPERM)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_CONFIG_ERROR, "permission",
-                        "nftables table %s %s: %s (needs CAP_NET_ADMIN)", family, name, strerror(-r));
-        return mh_error_set(
-                reterr, r, MH_EXIT_GENERAL_FAILURE, "nftables", "nftables table %s %s: %s", family, name,
-                strerror(-r));
+                return mh_error_fail(
+                        reterr, r, "permission", "nftables table %s %s: %s (needs CAP_NET_ADMIN)", family,
+                        name, strerror(-r));
+        return mh_error_fail(reterr, r, "nftables", "nftables table %s %s: %s", family, name, strerror(-r));
 }
 
 static uint32_t seq_start(void) {
@@ -220,12 +212,12 @@ int nft_owner_table_create(
 
         t = nftnl_table_alloc();
         if (!t)
-                return mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "nftables", "out of memory");
+                return mh_error_fail(reterr, -ENOMEM, "nftables", "out of memory");
         nftnl_table_set_u32(t, NFTNL_TABLE_FAMILY, (uint32_t)fam);
         nftnl_table_set_u32(t, NFTNL_TABLE_FLAGS, NFT_TABLE_F_OWNER);
         if (nftnl_table_set_str(t, NFTNL_TABLE_NAME, name) < 0) {
                 nftnl_table_free(t);
-                return mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "nftables", "out of memory");
+                return mh_error_fail(reterr, -ENOMEM, "nftables", "out of memory");
         }
 
         /* One batch: begin, NEWTABLE (create, exclusive, acked), end. The
@@ -247,17 +239,16 @@ int nft_owner_table_create(
                  * an owner table looked up through another socket is EPERM. */
                 struct table_lookup lk;
                 if (table_lookup(nl, fam, name, seq, &lk) == 0 && lk.found)
-                        return mh_error_set(
-                                reterr, -EEXIST, MH_EXIT_GENERAL_FAILURE, "nftables",
-                                "nftables table %s %s already exists%s", family, name,
-                                lk.has_owner ? ", owned by another netlink socket" : "");
+                        return mh_error_fail(
+                                reterr, -EEXIST, "nftables", "nftables table %s %s already exists%s", family,
+                                name, lk.has_owner ? ", owned by another netlink socket" : "");
         }
         if (r < 0)
                 return create_error(r, family, name, reterr);
 
         struct nft_owner_table *o = malloc(sizeof(*o));
         if (!o)
-                return mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "nftables", "out of memory");
+                return mh_error_fail(reterr, -ENOMEM, "nftables", "out of memory");
         *o = (struct nft_owner_table){ .nl = TAKE_PTR(nl), .seq = seq, .family = fam };
         memcpy(o->name, name, strlen(name) + 1);
         *ret = o;
@@ -279,33 +270,29 @@ int nft_owner_table_adopt(
         if (fd < 0 || getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &sl) < 0 ||
             getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &sl) < 0 || domain != AF_NETLINK ||
             proto != NETLINK_NETFILTER)
-                return mh_error_set(
-                        reterr, -ENOTSOCK, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
+                return mh_error_fail(
+                        reterr, -ENOTSOCK, "invalid_argument",
                         "descriptor %d is not a netfilter netlink socket", fd);
         nl = mnl_socket_fdopen(fd);
         if (!nl) {
                 r = negative_errno();
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "nftables", "netlink socket %d: %s", fd,
-                        strerror(-r));
+                return mh_error_fail(reterr, r, "nftables", "netlink socket %d: %s", fd, strerror(-r));
         }
         TAKE_FD(owned); /* now closed with nl */
 
         /* The table must exist and be owned by this very socket. */
         r = table_lookup(nl, fam, name, seq_start(), &lk);
         if (r < 0)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "nftables", "listing %s tables: %s", family,
-                        strerror(-r));
+                return mh_error_fail(reterr, r, "nftables", "listing %s tables: %s", family, strerror(-r));
         if (!lk.found || !(lk.flags & NFT_TABLE_F_OWNER) || !lk.has_owner ||
             lk.owner != mnl_socket_get_portid(nl))
-                return mh_error_set(
-                        reterr, -ENOENT, MH_EXIT_GENERAL_FAILURE, "nftables",
+                return mh_error_fail(
+                        reterr, -ENOENT, "nftables",
                         "nftables table %s %s is not owned by the socket handed over", family, name);
 
         struct nft_owner_table *o = malloc(sizeof(*o));
         if (!o)
-                return mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "nftables", "out of memory");
+                return mh_error_fail(reterr, -ENOMEM, "nftables", "out of memory");
         *o = (struct nft_owner_table){ .nl = TAKE_PTR(nl), .seq = seq_start(), .family = fam };
         memcpy(o->name, name, strlen(name) + 1);
         *ret = o;
@@ -348,9 +335,7 @@ int nft_table_exists(const char *family, const char *name, struct mh_error *rete
                 return r;
         r = table_lookup(nl, fam, name, seq_start(), &lk);
         if (r < 0)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "nftables", "listing %s tables: %s", family,
-                        strerror(-r));
+                return mh_error_fail(reterr, r, "nftables", "listing %s tables: %s", family, strerror(-r));
         return lk.found ? 1 : 0;
 }
 
@@ -403,8 +388,7 @@ int nft_owner_supported(struct mh_error *reterr) {
                 __atomic_store_n(&cached, r, __ATOMIC_RELEASE);
                 return r;
         }
-        return mh_error_set(
-                reterr, fn_result, fn_result == -EPERM ? MH_EXIT_CONFIG_ERROR : MH_EXIT_GENERAL_FAILURE,
-                "kernel_feature", "probing for nftables owner tables: %s%s", out,
+        return mh_error_fail(
+                reterr, fn_result, "kernel_feature", "probing for nftables owner tables: %s%s", out,
                 fn_result == -EPERM ? " (needs CAP_SYS_ADMIN and CAP_NET_ADMIN)" : "");
 }

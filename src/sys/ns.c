@@ -79,9 +79,9 @@ static void mask_to_string(unsigned mask, char *buf, size_t size) {
 }
 
 static int gone(struct mh_error *reterr, const struct proc_identity *id) {
-        return mh_error_set(
-                reterr, -ESRCH, MH_EXIT_GENERAL_FAILURE, "process_gone",
-                "process %d (start time %" PRIu64 ") is gone", (int)id->pid, id->start_time);
+        return mh_error_fail(
+                reterr, -ESRCH, "process_gone", "process %d (start time %" PRIu64 ") is gone", (int)id->pid,
+                id->start_time);
 }
 
 /* A pidfd for id (start time checked) and a /proc/PID directory fd opened after
@@ -103,16 +103,13 @@ static int target_open(
                 r = negative_errno();
                 if (r == -ENOENT)
                         return gone(reterr, id);
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "proc", "%s: %s", path, strerror(-r));
+                return mh_error_fail(reterr, r, "proc", "%s: %s", path, strerror(-r));
         }
         if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0) {
                 r = negative_errno();
                 if (r == -ESRCH)
                         return gone(reterr, id);
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "proc", "process %d: %s", (int)id->pid,
-                        strerror(-r));
+                return mh_error_fail(reterr, r, "proc", "process %d: %s", (int)id->pid, strerror(-r));
         }
         *ret_pidfd = TAKE_FD(pidfd);
         *ret_procfd = TAKE_FD(procfd);
@@ -127,9 +124,7 @@ int ns_inode(
         int r;
 
         if (!id || (unsigned)kind >= _NS_KIND_MAX)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
-                        "invalid namespace kind");
+                return mh_error_fail(reterr, -EINVAL, "invalid_argument", "invalid namespace kind");
         r = target_open(id, &pidfd, &procfd, reterr);
         if (r < 0)
                 return r;
@@ -139,9 +134,8 @@ int ns_inode(
                 /* A process that exited (or is a zombie) has no namespaces left. */
                 if (r == -ENOENT || r == -ESRCH)
                         return gone(reterr, id);
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "namespace", "/proc/%d/%s: %s", (int)id->pid,
-                        path, strerror(-r));
+                return mh_error_fail(
+                        reterr, r, "namespace", "/proc/%d/%s: %s", (int)id->pid, path, strerror(-r));
         }
         *ret_inode = (uint64_t)st.st_ino;
         return 0;
@@ -345,12 +339,12 @@ static void child_reap(pid_t pid, int *ret_status) {
 
 static int child_died(struct mh_error *reterr, int status) {
         if (WIFSIGNALED(status))
-                return mh_error_set(
-                        reterr, -ECHILD, MH_EXIT_GENERAL_FAILURE, "namespace_child",
+                return mh_error_fail(
+                        reterr, -ECHILD, "namespace_child",
                         "the namespace helper was killed by signal %d (%s) before it answered",
                         WTERMSIG(status), strsignal(WTERMSIG(status)));
-        return mh_error_set(
-                reterr, -ECHILD, MH_EXIT_GENERAL_FAILURE, "namespace_child",
+        return mh_error_fail(
+                reterr, -ECHILD, "namespace_child",
                 "the namespace helper exited with status %d before it answered",
                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 }
@@ -364,8 +358,8 @@ int ns_run_fd(
         char names[64];
 
         if (!fn || timeout_ms <= 0 || (ns_mask & ~NS_ALL_MASK) || (ns_mask != 0 && !id))
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
+                return mh_error_fail(
+                        reterr, -EINVAL, "invalid_argument",
                         "ns_run: invalid arguments (namespace mask 0x%x, timeout %d ms)", ns_mask,
                         timeout_ms);
         mask_to_string(ns_mask, names, sizeof(names));
@@ -378,8 +372,7 @@ int ns_run_fd(
         }
         if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
                 r = negative_errno();
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "namespace", "socketpair: %s", strerror(-r));
+                return mh_error_fail(reterr, r, "namespace", "socketpair: %s", strerror(-r));
         }
         _cleanup_close_ int sock = sv[0], child_sock = sv[1];
 
@@ -387,8 +380,7 @@ int ns_run_fd(
         pid_t pid = fork();
         if (pid < 0) {
                 r = negative_errno();
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "namespace", "fork: %s", strerror(-r));
+                return mh_error_fail(reterr, r, "namespace", "fork: %s", strerror(-r));
         }
         if (pid == 0) {
                 closep(&sock);
@@ -453,30 +445,26 @@ int ns_run_fd(
         child_reap(pid, &status);
 
         if (r == -ETIMEDOUT && id)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "timeout",
+                return mh_error_fail(
+                        reterr, r, "timeout",
                         "the function in the namespaces (%s) of process %d did not finish within %d ms; "
                         "killed it",
                         names, (int)id->pid, timeout_ms);
         if (r == -ETIMEDOUT)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "timeout",
-                        "the forked function did not finish within %d ms; killed it", timeout_ms);
+                return mh_error_fail(
+                        reterr, r, "timeout", "the forked function did not finish within %d ms; killed it",
+                        timeout_ms);
         if (r == -EPROTO)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "namespace_child",
-                        "malformed reply from the namespace helper");
+                return mh_error_fail(
+                        reterr, r, "namespace_child", "malformed reply from the namespace helper");
         if (r < 0)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "namespace",
-                        "waiting for the namespace helper: %s", strerror(-r));
+                return mh_error_fail(
+                        reterr, r, "namespace", "waiting for the namespace helper: %s", strerror(-r));
         if (rep.status < 0) {
                 if (rep.status == -ESRCH && id)
                         return gone(reterr, id);
-                return mh_error_set(
-                        reterr, rep.status,
-                        rep.status == -EPERM ? MH_EXIT_CONFIG_ERROR : MH_EXIT_GENERAL_FAILURE, "namespace",
-                        "process %d: %s", id ? (int)id->pid : 0, rep.msg);
+                return mh_error_fail(
+                        reterr, rep.status, "namespace", "process %d: %s", id ? (int)id->pid : 0, rep.msg);
         }
 
         if (ret_out)
@@ -505,8 +493,7 @@ int ns_run(
         size_t *ret_len, int *ret_fn_result, struct mh_error *reterr) {
         struct plain_call c = { .fn = fn, .arg = arg };
         if (!fn)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument", "ns_run: no function");
+                return mh_error_fail(reterr, -EINVAL, "invalid_argument", "ns_run: no function");
         return ns_run_fd(
                 id, ns_mask, plain_trampoline, &c, timeout_ms, ret_out, ret_len, ret_fn_result, NULL,
                 reterr);

@@ -52,25 +52,21 @@ static int read_stat(pid_t pid, char *state, uint64_t *start_time) {
 }
 
 static int gone(struct mh_error *reterr, const struct proc_identity *id) {
-        return mh_error_set(
-                reterr, -ESRCH, MH_EXIT_GENERAL_FAILURE, "process_gone",
-                "process %d (start time %" PRIu64 ") is gone", (int)id->pid, id->start_time);
+        return mh_error_fail(
+                reterr, -ESRCH, "process_gone", "process %d (start time %" PRIu64 ") is gone", (int)id->pid,
+                id->start_time);
 }
 
 int proc_identity_read(pid_t pid, struct proc_identity *ret, struct mh_error *reterr) {
         char state;
         uint64_t start;
         if (pid <= 0)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_pid", "invalid pid %d", (int)pid);
+                return mh_error_fail(reterr, -EINVAL, "invalid_pid", "invalid pid %d", (int)pid);
         int r = read_stat(pid, &state, &start);
         if (r == -ESRCH)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "process_gone", "no process %d", (int)pid);
+                return mh_error_fail(reterr, r, "process_gone", "no process %d", (int)pid);
         if (r < 0)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "proc", "/proc/%d/stat: %s", (int)pid,
-                        strerror(-r));
+                return mh_error_fail(reterr, r, "proc", "/proc/%d/stat: %s", (int)pid, strerror(-r));
         *ret = (struct proc_identity){ .pid = pid, .start_time = start };
         return 0;
 }
@@ -95,9 +91,9 @@ int proc_pidfd_open(const struct proc_identity *id, int *ret_fd, struct mh_error
                 int r = negative_errno();
                 if (r == -ESRCH)
                         return gone(reterr, id);
-                return mh_error_set(
-                        reterr, r, MH_EXIT_CONFIG_ERROR, "pidfd",
-                        "pidfd_open(%d): %s (needs Linux 5.3 or newer)", (int)id->pid, strerror(-r));
+                return mh_error_fail(
+                        reterr, r, "pidfd", "pidfd_open(%d): %s (needs Linux 5.3 or newer)", (int)id->pid,
+                        strerror(-r));
         }
         /* Checked after opening: if the start time still matches, the fd holds
          * the process we meant; a later reuse of the pid cannot redirect it. */
@@ -105,9 +101,7 @@ int proc_pidfd_open(const struct proc_identity *id, int *ret_fd, struct mh_error
         if (r == -ESRCH)
                 return gone(reterr, id);
         if (r < 0)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "proc", "/proc/%d/stat: %s", (int)id->pid,
-                        strerror(-r));
+                return mh_error_fail(reterr, r, "proc", "/proc/%d/stat: %s", (int)id->pid, strerror(-r));
         *ret_fd = TAKE_FD(fd);
         return 0;
 }
@@ -121,9 +115,8 @@ int proc_signal(const struct proc_identity *id, int sig, struct mh_error *reterr
                 r = negative_errno();
                 if (r == -ESRCH)
                         return gone(reterr, id);
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "signal", "signal %d to process %d: %s", sig,
-                        (int)id->pid, strerror(-r));
+                return mh_error_fail(
+                        reterr, r, "signal", "signal %d to process %d: %s", sig, (int)id->pid, strerror(-r));
         }
         return 0;
 }
@@ -133,9 +126,7 @@ int proc_state(const struct proc_identity *id, char *ret_state, struct mh_error 
         if (r == -ESRCH)
                 return gone(reterr, id);
         if (r < 0)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "proc", "/proc/%d/stat: %s", (int)id->pid,
-                        strerror(-r));
+                return mh_error_fail(reterr, r, "proc", "/proc/%d/stat: %s", (int)id->pid, strerror(-r));
         return 0;
 }
 
@@ -181,12 +172,10 @@ int proc_find_by_name(const char *name, struct proc_identity *ret, struct mh_err
         if (d)
                 closedir(d);
         if (n == 0)
-                return mh_error_set(
-                        reterr, -ESRCH, MH_EXIT_GENERAL_FAILURE, "process_gone",
-                        "no process named '%s' runs", name);
+                return mh_error_fail(reterr, -ESRCH, "process_gone", "no process named '%s' runs", name);
         if (n > 1)
-                return mh_error_set(
-                        reterr, -ENOTUNIQ, MH_EXIT_VALIDATION_ERROR, "process_ambiguous",
+                return mh_error_fail(
+                        reterr, -ENOTUNIQ, "process_ambiguous",
                         "%zu processes are named '%s' (pids %s); name one by pid", n, name, pids);
         *ret = found;
         return 0;

@@ -24,8 +24,8 @@ int rtnl_qdisc_ingress_add(struct rtnl *rt, int ifindex, struct mh_error *reterr
         int r = rtnl_ack(rt, nlh, 0, NULL, NULL);
 
         if (r == -EEXIST)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_SAFETY_REFUSAL, "safety_refusal",
+                return mh_error_fail(
+                        reterr, r, "safety_refusal",
                         "link %d has an ingress (or clsact) qdisc already: not ours to share", ifindex);
         if (r < 0)
                 return rtnl_fail(rt, reterr, r, "adding the ingress qdisc on link %d", ifindex);
@@ -111,15 +111,13 @@ int rtnl_filter_redirect_add(struct rtnl *rt, int ifindex, int ifb_ifindex, stru
         int r;
 
         if (ifindex <= 0 || ifb_ifindex <= 0)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
-                        "a redirect needs two links");
+                return mh_error_fail(reterr, -EINVAL, "invalid_argument", "a redirect needs two links");
         r = filter_scan(rt, ifindex, &s, reterr);
         if (r < 0)
                 return r;
         if (s.foreign > 0)
-                return mh_error_set(
-                        reterr, -EBUSY, MH_EXIT_SAFETY_REFUSAL, "safety_refusal",
+                return mh_error_fail(
+                        reterr, -EBUSY, "safety_refusal",
                         "the ingress qdisc of link %d holds filters not ours: not adding to it", ifindex);
         r = rtnl_ack(rt, redirect_msg(req, ifindex, ifb_ifindex), 0, NULL, NULL);
         if (r < 0)
@@ -144,8 +142,8 @@ int rtnl_qdisc_ingress_del_ours(struct rtnl *rt, int ifindex, struct mh_error *r
                         return r;
         }
         if (!streq(q.kind, "ingress") || s.seen == 0 || s.foreign > 0)
-                return mh_error_set(
-                        reterr, -EBUSY, MH_EXIT_SAFETY_REFUSAL, "safety_refusal",
+                return mh_error_fail(
+                        reterr, -EBUSY, "safety_refusal",
                         "the %s qdisc of link %d is not ours (%s): leaving it", q.kind, ifindex,
                         !streq(q.kind, "ingress") ? "not a plain ingress qdisc"
                         : s.seen == 0             ? "it has no filters"

@@ -64,8 +64,8 @@ static int link_cb(const struct nlmsghdr *nlh, void *data) {
 
 static int parse_error(struct mh_error *reterr, int r, const char *what, const char *ext) {
         bool k = ext && ext[0];
-        return mh_error_set(
-                reterr, r, MH_EXIT_GENERAL_FAILURE, "rtnetlink", "%s dump: %s%s%s%s", what,
+        return mh_error_fail(
+                reterr, r, "rtnetlink", "%s dump: %s%s%s%s", what,
                 r == -EBADMSG   ? "malformed reply"
                 : r == -EPROTO  ? "reply out of step with the request"
                 : r == -EINTR   ? "interrupted by a concurrent change"
@@ -119,15 +119,14 @@ int rtnl_link_get(struct rtnl *rt, const char *name, struct rtnl_link *ret, stru
         size_t n = name ? strnlen(name, IF_NAMESIZE) : 0;
 
         if (n == 0 || n >= IF_NAMESIZE)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
-                        "a link name has 1 to %d bytes", IF_NAMESIZE - 1);
+                return mh_error_fail(
+                        reterr, -EINVAL, "invalid_argument", "a link name has 1 to %d bytes",
+                        IF_NAMESIZE - 1);
         struct nlmsghdr *nlh = rtnl_msg_start(req, RTM_GETLINK, 0, sizeof(struct ifinfomsg));
         mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
         int r = rtnl_ack(rt, nlh, RTM_NEWLINK, link_get_cb, &l);
         if (r == -ENODEV)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "rtnetlink", "no link called %s", name);
+                return mh_error_fail(reterr, r, "rtnetlink", "no link called %s", name);
         if (r < 0)
                 return rtnl_fail(rt, reterr, r, "looking up link %s", name);
         if (l.ifindex <= 0)
@@ -176,9 +175,9 @@ int rtnl_ifb_create(struct rtnl *rt, const char *name, int *ret_ifindex, struct 
         size_t n = name ? strnlen(name, IF_NAMESIZE) : 0;
 
         if (n == 0 || n >= IF_NAMESIZE)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
-                        "a link name has 1 to %d bytes", IF_NAMESIZE - 1);
+                return mh_error_fail(
+                        reterr, -EINVAL, "invalid_argument", "a link name has 1 to %d bytes",
+                        IF_NAMESIZE - 1);
         struct nlmsghdr *nlh =
                 rtnl_msg_start(req, RTM_NEWLINK, NLM_F_CREATE | NLM_F_EXCL, sizeof(struct ifinfomsg));
         mnl_attr_put_strz(nlh, IFLA_IFNAME, name);
@@ -187,13 +186,11 @@ int rtnl_ifb_create(struct rtnl *rt, const char *name, int *ret_ifindex, struct 
         mnl_attr_nest_end(nlh, li);
         int r = rtnl_ack(rt, nlh, 0, NULL, NULL);
         if (r == -EOPNOTSUPP)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_CONFIG_ERROR, "kernel_feature",
+                return mh_error_fail(
+                        reterr, r, "kernel_feature",
                         "creating IFB device %s: this kernel has no IFB devices (CONFIG_IFB)", name);
         if (r == -EEXIST)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "rtnetlink", "a link called %s exists already",
-                        name);
+                return mh_error_fail(reterr, r, "rtnetlink", "a link called %s exists already", name);
         if (r < 0)
                 return rtnl_fail(rt, reterr, r, "creating IFB device %s", name);
         return ret_ifindex ? rtnl_link_ifindex(rt, name, ret_ifindex, reterr) : 0;
@@ -212,8 +209,8 @@ int rtnl_ifb_del(struct rtnl *rt, const char *name, struct mh_error *reterr) {
                 return r;
         }
         if (!streq(l.kind, "ifb"))
-                return mh_error_set(
-                        reterr, -EBUSY, MH_EXIT_SAFETY_REFUSAL, "safety_refusal",
+                return mh_error_fail(
+                        reterr, -EBUSY, "safety_refusal",
                         "link %s is a %s device, not an IFB: not deleting it", name,
                         l.kind[0] ? l.kind : "plain");
         r = rtnl_link_del(rt, l.ifindex, &e);

@@ -73,9 +73,7 @@ static int kind_fn(void *arg, char *out, size_t *out_len) {
                 if (r != -ENOENT && r != -EPERM && r < 0)
                         r = 0; /* rejected options: the kernel knows the kind */
                 if (r < 0)
-                        mh_error_set(
-                                &e, r, MH_EXIT_GENERAL_FAILURE, "rtnetlink", "adding %s: %s", kind,
-                                strerror(-r));
+                        mh_error_fail(&e, r, "rtnetlink", "adding %s: %s", kind, strerror(-r));
         }
         if (r < 0)
                 out_printf(out, out_len, "%s", e.msg);
@@ -98,9 +96,8 @@ static int run_probe(const char *what, ns_fn fn, void *arg, struct mh_error *ret
                 return 1;
         if (fn_result == -ENOENT || fn_result == -EOPNOTSUPP)
                 return 0;
-        return mh_error_set(
-                reterr, fn_result, fn_result == -EPERM ? MH_EXIT_CONFIG_ERROR : MH_EXIT_GENERAL_FAILURE,
-                "kernel_feature", "probing for %s: %s%s", what, out,
+        return mh_error_fail(
+                reterr, fn_result, "kernel_feature", "probing for %s: %s%s", what, out,
                 fn_result == -EPERM ? " (needs CAP_SYS_ADMIN and CAP_NET_ADMIN)" : "");
 }
 
@@ -138,9 +135,9 @@ int rtnl_qdisc_kind_supported(const char *kind, struct mh_error *reterr) {
         char what[RTNL_KIND_MAX + 16];
 
         if (n == 0 || n >= RTNL_KIND_MAX)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
-                        "a qdisc kind has 1 to %d bytes", RTNL_KIND_MAX - 1);
+                return mh_error_fail(
+                        reterr, -EINVAL, "invalid_argument", "a qdisc kind has 1 to %d bytes",
+                        RTNL_KIND_MAX - 1);
         int r = kind_cached(kind);
         if (r >= 0)
                 return r;

@@ -12,16 +12,13 @@
 
 static int msg_room(size_t size, struct mh_error *reterr) {
         if (size < MNL_NLMSG_HDRLEN + MNL_ALIGN(sizeof(struct tcmsg)) + 64)
-                return mh_error_set(
-                        reterr, -ENOBUFS, MH_EXIT_GENERAL_FAILURE, "rtnetlink",
-                        "%zu bytes are too few for a qdisc request", size);
+                return mh_error_fail(
+                        reterr, -ENOBUFS, "rtnetlink", "%zu bytes are too few for a qdisc request", size);
         return 0;
 }
 
 static int msg_full(struct mh_error *reterr) {
-        return mh_error_set(
-                reterr, -ENOBUFS, MH_EXIT_GENERAL_FAILURE, "rtnetlink",
-                "qdisc request does not fit the buffer");
+        return mh_error_fail(reterr, -ENOBUFS, "rtnetlink", "qdisc request does not fit the buffer");
 }
 
 static struct nlmsghdr *qdisc_msg_start(void *buf, uint32_t seq, int ifindex) {
@@ -33,8 +30,8 @@ static struct nlmsghdr *qdisc_msg_start(void *buf, uint32_t seq, int ifindex) {
 
 static int tbf_check(int ifindex, const struct rtnl_tbf *tbf, struct mh_error *reterr) {
         if (ifindex <= 0 || !tbf || tbf->rate == 0 || tbf->burst == 0 || tbf->limit == 0)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
+                return mh_error_fail(
+                        reterr, -EINVAL, "invalid_argument",
                         "tbf needs a link, a rate, a burst and a limit above 0");
         return 0;
 }
@@ -83,14 +80,12 @@ static uint32_t pct_to_prob(double p) {
 static int netem_check(int ifindex, const struct rtnl_netem *n, struct mh_error *reterr) {
         if (ifindex <= 0 || !n || n->limit == 0 || n->delay_ns > INT64_MAX || n->jitter_ns > INT64_MAX ||
             !pct_ok(n->loss) || !pct_ok(n->duplicate) || !pct_ok(n->corrupt) || !pct_ok(n->reorder))
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
+                return mh_error_fail(
+                        reterr, -EINVAL, "invalid_argument",
                         "netem needs a link, a limit above 0, delays up to INT64_MAX ns and "
                         "percentages 0..100");
         if (n->reorder > 0 && n->delay_ns == 0)
-                return mh_error_set(
-                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "invalid_argument",
-                        "netem reordering needs a delay");
+                return mh_error_fail(reterr, -EINVAL, "invalid_argument", "netem reordering needs a delay");
         return 0;
 }
 
@@ -145,8 +140,8 @@ int rtnl_msg_netem(
 }
 
 static int refuse_root(int ifindex, const char *kind, struct mh_error *reterr) {
-        return mh_error_set(
-                reterr, -EBUSY, MH_EXIT_SAFETY_REFUSAL, "safety_refusal",
+        return mh_error_fail(
+                reterr, -EBUSY, "safety_refusal",
                 "link %d has a root qdisc someone configured: not adding %s over it", ifindex, kind);
 }
 
@@ -162,9 +157,8 @@ static int root_add(
         if (r == -EEXIST) /* a qdisc was added meanwhile: exclusive create refused */
                 return refuse_root(ifindex, kind, reterr);
         if (r == -ENOENT)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_CONFIG_ERROR, "kernel_feature",
-                        "this kernel has no %s qdisc (sch_%s)", kind, kind);
+                return mh_error_fail(
+                        reterr, r, "kernel_feature", "this kernel has no %s qdisc (sch_%s)", kind, kind);
         if (r < 0)
                 return rtnl_fail(rt, reterr, r, "adding %s on link %d", kind, ifindex);
         return 0;
@@ -209,8 +203,8 @@ int rtnl_qdisc_del_ours(
         if (r == 0 || (parent == RTNL_PARENT_ROOT && q.handle == 0))
                 return 0; /* nothing there, or the kernel's default */
         if (q.handle != RTNL_HANDLE || !kind || !streq(q.kind, kind))
-                return mh_error_set(
-                        reterr, -EBUSY, MH_EXIT_SAFETY_REFUSAL, "safety_refusal",
+                return mh_error_fail(
+                        reterr, -EBUSY, "safety_refusal",
                         "the qdisc at parent %x of link %d is %s %x:, not ours: leaving it", parent, ifindex,
                         q.kind, q.handle >> 16);
         r = rtnl_qdisc_del(rt, ifindex, parent, RTNL_HANDLE, reterr);

@@ -115,8 +115,8 @@ int rtnl_qdisc_dump_parse(
 
         if (r < 0) {
                 bool k = w.ext[0];
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "rtnetlink", "qdisc dump: %s%s%s%s",
+                return mh_error_fail(
+                        reterr, r, "rtnetlink", "qdisc dump: %s%s%s%s",
                         r == -EBADMSG   ? "malformed reply"
                         : r == -EPROTO  ? "reply out of step with the request"
                         : r == -EINTR   ? "interrupted by a concurrent change"

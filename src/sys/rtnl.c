@@ -52,18 +52,15 @@ int rtnl_open(struct rtnl **ret, struct mh_error *reterr) {
         nl = mnl_socket_open2(NETLINK_ROUTE, SOCK_CLOEXEC);
         if (!nl) {
                 r = negative_errno();
-                return mh_error_set(
-                        reterr, r, MH_EXIT_CONFIG_ERROR, "rtnetlink", "netlink (route) socket: %s",
-                        strerror(-r));
+                return mh_error_fail(reterr, r, "rtnetlink", "netlink (route) socket: %s", strerror(-r));
         }
         r = socket_setup(nl);
         if (r < 0)
-                return mh_error_set(
-                        reterr, r, MH_EXIT_GENERAL_FAILURE, "rtnetlink", "netlink (route) socket setup: %s",
-                        strerror(-r));
+                return mh_error_fail(
+                        reterr, r, "rtnetlink", "netlink (route) socket setup: %s", strerror(-r));
         struct rtnl *rt = calloc(1, sizeof(*rt));
         if (!rt)
-                return mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "rtnetlink", "out of memory");
+                return mh_error_fail(reterr, -ENOMEM, "rtnetlink", "out of memory");
         rt->portid = mnl_socket_get_portid(nl);
         rt->seq = (uint32_t)time(NULL);
         rt->nl = TAKE_PTR(nl);
@@ -87,9 +84,8 @@ int rtnl_fail(struct rtnl *rt, struct mh_error *reterr, int r, const char *fmt, 
         (void)vsnprintf(what, sizeof(what), fmt, ap);
         va_end(ap);
         bool ext = rt && rt->ext[0];
-        return mh_error_set(
-                reterr, r, r == -EPERM ? MH_EXIT_CONFIG_ERROR : MH_EXIT_GENERAL_FAILURE,
-                r == -EPERM ? "permission" : "rtnetlink", "%s: %s%s%s%s%s", what, strerror(-r),
+        return mh_error_fail(
+                reterr, r, r == -EPERM ? "permission" : "rtnetlink", "%s: %s%s%s%s%s", what, strerror(-r),
                 ext ? " (kernel: " : "", ext ? rt->ext : "", ext ? ")" : "",
                 r == -EPERM ? " (needs CAP_NET_ADMIN)" : "");
 }

@@ -12,7 +12,7 @@
  * Ownership: the qdiscs we create carry the handle RTNL_HANDLE (major
  * RTNL_HANDLE_MAJOR, "mh"), our ingress filters the priority RTNL_FILTER_PRIO.
  * The *_del_ours() functions remove a qdisc only when it carries those marks
- * and refuse (-EBUSY, MH_EXIT_SAFETY_REFUSAL) when something else sits there;
+ * and refuse (-EBUSY, id "safety_refusal") when something else sits there;
  * the add functions refuse when a device's root qdisc is not a kernel default,
  * so a fault never replaces or tears down someone's own shaping.
  *
@@ -109,8 +109,8 @@ struct rtnl_tbf {
         uint32_t limit; /* bytes queued before tbf drops, > 0 */
 };
 
-/* Root tbf with handle RTNL_HANDLE on ifindex. Refuses (-EBUSY,
- * MH_EXIT_SAFETY_REFUSAL) when the root qdisc is not a kernel default; the
+/* Root tbf with handle RTNL_HANDLE on ifindex. Refuses (-EBUSY, id
+ * "safety_refusal") when the root qdisc is not a kernel default; the
  * kernel's own exclusive-create rule closes the race with a concurrent add. */
 int rtnl_qdisc_tbf_add(struct rtnl *rt, int ifindex, const struct rtnl_tbf *tbf, struct mh_error *reterr);
 
@@ -144,7 +144,7 @@ int rtnl_qdisc_del(struct rtnl *rt, int ifindex, uint32_t parent, uint32_t handl
 
 /* Deletes the qdisc at parent of ifindex only if it is ours: handle
  * RTNL_HANDLE and kind kind. 1 deleted; 0 nothing there but a kernel default
- * (undo is idempotent); -EBUSY (MH_EXIT_SAFETY_REFUSAL) when a qdisc we did not
+ * (undo is idempotent); -EBUSY (id "safety_refusal") when a qdisc we did not
  * create sits there, which is left untouched. */
 int rtnl_qdisc_del_ours(
         struct rtnl *rt, int ifindex, uint32_t parent, const char *kind, struct mh_error *reterr);
