@@ -127,6 +127,10 @@ static size_t build_argv(
         argv[n++] = "serve";
         argv[n++] = "--roles";
         argv[n++] = o->roles && *o->roles ? o->roles : "proc";
+        if (o->engine_socket) {
+                argv[n++] = "--engine-socket";
+                argv[n++] = o->engine_socket;
+        }
         argv[n] = NULL;
         return n;
 }
@@ -319,6 +323,8 @@ static int finish(struct pending *p, const char *method, json_t **ret, struct mh
                 return mh_error_set(
                         reterr, -EPERM, MH_EXIT_SAFETY_REFUSAL, "safety_refusal", "agent refused %s: %s",
                         method, p->msg);
+        if (p->code == RPC_TARGET_MISSING)
+                return mh_error_set(reterr, -ENOENT, MH_EXIT_CONFIG_ERROR, "target_missing", "%s", p->msg);
         return mh_error_set(
                 reterr, -EPROTO, MH_EXIT_AGENT_ERROR, "agent_error", "%s: %s (%d)", method, p->msg, p->code);
 }
@@ -403,45 +409,4 @@ struct agent_client *agent_client_stop(struct agent_client *c) {
         pthread_mutex_destroy(&c->lock);
         free(c);
         return NULL;
-}
-
-static const struct {
-        const char *prefix, *role;
-} role_map[] = {
-        { "process.crash_loop", "container" },
-        { "proc.", "proc" },
-        { "process.", "proc" },
-        { "container.", "container" },
-        { "node.", "container" },
-        { "cpu.", "cpu" },
-        { "mem.", "memory" },
-        { "fs.", "fs" },
-        { "fd.", "fs" },
-        { "load.", "load" },
-        { "net.load", "load" },
-        { "fuzz.", "fuzz" },
-        { "net.", "network" },
-        { "dependency.", "network" },
-        { "dns.", "network" },
-        { "tls.", "network" },
-        { "http.", "network" },
-        { "db.", "network" },
-};
-
-void agent_roles_for(const char *const *fault_ids, size_t n, char *buf, size_t size) {
-        size_t len = 0;
-        buf[0] = '\0';
-        for (size_t i = 0; i < n; i++)
-                for (size_t k = 0; k < ELEMENTSOF(role_map); k++) {
-                        if (strncmp(fault_ids[i], role_map[k].prefix, strlen(role_map[k].prefix)) != 0)
-                                continue;
-                        const char *role = role_map[k].role;
-                        char needle[32];
-                        snprintf(needle, sizeof(needle), ",%s,", role);
-                        char have[512];
-                        snprintf(have, sizeof(have), ",%s,", buf);
-                        if (!strstr(have, needle) && len < size)
-                                len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "," : "", role);
-                        break;
-                }
 }

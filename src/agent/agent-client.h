@@ -21,8 +21,11 @@ struct agent_client_options {
         const char *ssh_target; /* NULL: local; "user@host" or "ssh://user@host[:port]" */
         const char *ssh_args[AGENT_SSH_ARGS_MAX]; /* extra ssh options (-i KEY, -o ...), NULL-terminated */
         const char *remote_agent; /* the agent's path on the remote host; NULL: "mayhem-agent" */
-        const char *roles;        /* "proc,container" */
-        const char *run_id;       /* correlation context of every call */
+        const char *roles;        /* "proc,container" (agent_roles_for(), catalog.h) */
+        /* --engine-socket for the agent, "docker:/var/run/docker.sock"; NULL:
+         * the agent's defaults (always for a remote agent: its host's sockets). */
+        const char *engine_socket;
+        const char *run_id; /* correlation context of every call */
         /* Called once, from the client's reader thread, when the agent's output
          * closes (it died, or was killed): the caller stops waiting on it. */
         void (*on_lost)(void *userdata);
@@ -32,7 +35,8 @@ struct agent_client_options {
 int agent_client_start(
         const struct agent_client_options *o, struct agent_client **ret, struct mh_error *reterr);
 /* Adds run_id and agent_id to params (stolen) and waits for the reply. A
- * protocol error reply is -EPROTO (-EPERM for a safety refusal) with the
+ * protocol error reply is -EPROTO (-EPERM for a safety refusal, -ENOENT for
+ * a target that does not exist, exit class 3) with the
  * agent's message; a dead agent is -EPIPE (exit class 8). ret_result may be NULL. */
 int agent_client_call(
         struct agent_client *c, const char *method, json_t *params, int timeout_ms, json_t **ret_result,
@@ -43,6 +47,3 @@ const char *agent_client_id(const struct agent_client *c);
 /* Closes the agent's stdin and waits (bounded) for it to finish and exit. */
 struct agent_client *agent_client_stop(struct agent_client *c);
 DEFINE_FREEP(struct agent_client, agent_client_stop)
-
-/* The roles an agent needs to run the given faults ("proc,container,cpu"). */
-void agent_roles_for(const char *const *fault_ids, size_t n, char *buf, size_t size);

@@ -5,6 +5,7 @@
 #include <time.h>
 
 #include "agent/rpc.h"
+#include "fault/live.h"
 
 enum phase {
         PHASE_INJECT,
@@ -15,54 +16,6 @@ enum phase {
 
 static const char *const phase_names[] = { "inject", "undo", "verify", "effect" };
 
-/* The resource kind a fault touches, for the capability check (the kinds
- * src/agent/capabilities.c grants per role). */
-static const char *resource_of(const char *fault_id) {
-        static const struct {
-                const char *prefix, *kind;
-        } kinds[] = {
-                { "process.crash_loop", "container" },
-                { "proc.", "process" },
-                { "process.", "process" },
-                { "fd.", "process" },
-                { "cpu.", "cgroup" },
-                { "mem.", "cgroup" },
-                { "fs.", "mount" },
-                { "net.", "netns" },
-                { "dependency.", "netns" },
-                { "dns.", "netns" },
-                { "tls.", "netns" },
-                { "http.", "netns" },
-                { "db.", "netns" },
-        };
-        for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
-                if (strncmp(fault_id, kinds[i].prefix, strlen(kinds[i].prefix)) == 0)
-                        return kinds[i].kind;
-        return "container";
-}
-
-struct engine *agent_engine_for(
-        struct agent_state *s, const struct target_identity *t, char *msg, size_t size) {
-        struct engine *e = NULL;
-        struct mh_error err = { 0 };
-        pthread_mutex_lock(&s->lock);
-        for (size_t i = 0; i < s->n_engines && !e; i++)
-                if (strcmp(s->engines[i].socket, t->socket) == 0)
-                        e = s->engines[i].engine;
-        if (!e && s->n_engines < AGENT_ENGINES_MAX) {
-                enum engine_kind kind = strcmp(t->engine, "podman") == 0 ? ENGINE_PODMAN : ENGINE_DOCKER;
-                if (engine_open(kind, t->socket[0] ? t->socket : NULL, &e, &err) >= 0) {
-                        snprintf(
-                                s->engines[s->n_engines].socket, sizeof(s->engines[0].socket), "%s",
-                                t->socket);
-                        s->engines[s->n_engines++].engine = e;
-                } else
-                        snprintf(msg, size, "%s", err.msg);
-        }
-        pthread_mutex_unlock(&s->lock);
-        return e;
-}
-
 void agent_record_task(
         struct agent_state *s, struct task_record *ring, size_t *n, const struct task_record *t) {
         pthread_mutex_lock(&s->lock);
@@ -71,17 +24,20 @@ void agent_record_task(
         pthread_mutex_unlock(&s->lock);
 }
 
+/* The lease joins the held ones with its own references. */
 static int hold(struct agent_state *s, const struct agent_lease *l, const char *task_id) {
         int r = -ENOSPC;
         pthread_mutex_lock(&s->lock);
         for (size_t i = 0; i < AGENT_HELD_MAX && r < 0; i++)
                 if (!s->held[i].used) {
-                        s->held[i] = (struct held_lease){ .used = true,
-                                                          .lease = *l,
-                                                          .expires_ms =
-                                                                  monotonic_ms() + l->ttl_seconds * 1000.0 };
-                        s->held[i].lease.params = json_incref(l->params);
-                        snprintf(s->held[i].task_id, sizeof(s->held[i].task_id), "%s", task_id);
+                        struct held_lease *h = &s->held[i];
+                        *h = (struct held_lease){ .used = true,
+                                                  .lease = *l,
+                                                  .expires_ms = monotonic_ms() + l->ttl_seconds * 1000.0 };
+                        json_incref(h->lease.params);
+                        json_incref(h->lease.net);
+                        json_incref(h->lease.restore);
+                        snprintf(h->task_id, sizeof(h->task_id), "%s", task_id);
                         r = 0;
                 }
         pthread_mutex_unlock(&s->lock);
@@ -98,113 +54,145 @@ static void release(struct agent_state *s, const char *lease_id) {
         pthread_mutex_unlock(&s->lock);
 }
 
-static bool is_held(struct agent_state *s, const char *lease_id) {
-        bool held = false;
+/* The held copy of lease_id (new references), so undo and the checks act on
+ * the lease as the agent holds it, whatever the request says; false when
+ * the agent does not hold it. */
+static bool held_copy(struct agent_state *s, const char *lease_id, struct agent_lease *ret) {
+        bool found = false;
         pthread_mutex_lock(&s->lock);
-        for (size_t i = 0; i < AGENT_HELD_MAX && !held; i++)
-                held = s->held[i].used && strcmp(s->held[i].lease.id, lease_id) == 0;
+        for (size_t i = 0; i < AGENT_HELD_MAX && !found; i++)
+                if (s->held[i].used && strcmp(s->held[i].lease.id, lease_id) == 0) {
+                        *ret = s->held[i].lease;
+                        json_incref(ret->params);
+                        json_incref(ret->net);
+                        json_incref(ret->restore);
+                        found = true;
+                }
         pthread_mutex_unlock(&s->lock);
-        return held;
+        return found;
 }
 
-/* What the fault layer needs to act on a lease; false (msg says why) when
- * the lease's engine cannot be reached. */
-static bool fault_exec_of(
+/* What the fault layer needs to act on a lease: the engine of the lease's
+ * kind (the agent's own socket), the bound params. An rpc_code with msg when
+ * the params do not fit the fault or the engine cannot be reached. */
+static int fault_exec_of(
         struct agent_state *s, const struct agent_lease *l, struct fault_exec *ret, char *msg, size_t size) {
-        bool host = target_is_host_process(&l->target);
-        *ret = (struct fault_exec){ .engine = host ? NULL : agent_engine_for(s, &l->target, msg, size),
-                                    .lease_id = l->id,
-                                    .fault_id = l->fault_id,
-                                    .params = l->params,
-                                    .duration_ms = l->duration_ms,
-                                    .target = l->target };
-        return host || ret->engine;
+        struct mh_error err = { 0 };
+        struct fault_exec fx = { .lives = s->lives,
+                                 .lease_id = l->id,
+                                 .duration_ms = l->duration_ms,
+                                 .target = l->target,
+                                 .restore = l->restore };
+        if (fault_exec_bind(&fx, l->def, l->params, l->net, &err) < 0) {
+                snprintf(msg, size, "lease: %s", err.msg);
+                return RPC_INVALID_PARAMS;
+        }
+        if (!target_is_host_process(&l->target)) {
+                int kind = engine_kind_from_string(l->target.engine);
+                fx.engine = kind >= 0 ? agent_engine(s, (enum engine_kind)kind, msg, size) : NULL;
+                if (!fx.engine) {
+                        if (kind < 0)
+                                snprintf(
+                                        msg, size, "lease: target engine '%s' is not docker, podman or host",
+                                        l->target.engine);
+                        return kind < 0 ? RPC_INVALID_PARAMS : RPC_TASK_FAILED;
+                }
+        }
+        *ret = fx;
+        return 0;
 }
 
-static int verify_once(
-        const struct agent_lease *l, const struct fault_exec *fx, bool *ret_ok, char *detail, size_t size) {
+static void verify_once(
+        const struct fault_exec *fx, const struct fault_comp *c, bool *ret_ok, char *detail, size_t size) {
         *ret_ok = true;
-        for (size_t i = 0; i < l->n_verify && *ret_ok; i++)
-                if (verify_probe_run(l->verify[i], fx, ret_ok, detail, size) < 0)
+        for (size_t i = 0; i < fault_comp_n_verify(c) && *ret_ok; i++)
+                if (fault_verify_run(fx, c->verify[i], ret_ok, detail, size) < 0)
                         *ret_ok = false;
-        return 0;
 }
 
 void agent_compensate(struct agent_state *s, struct agent_lease *l, const char *why) {
         struct task_record t = { .state = "compensated" };
+        const struct fault_comp *c = agent_lease_comp(l);
         struct mh_error err = { 0 };
         char msg[256] = "";
         bool ok = false;
         struct fault_exec fx;
-        bool reachable = fault_exec_of(s, l, &fx, msg, sizeof(msg));
+        bool usable = fault_exec_of(s, l, &fx, msg, sizeof(msg)) >= 0;
         snprintf(t.lease_id, sizeof(t.lease_id), "%s", l->id);
-        if (reachable && comp_ops_run(l->undo, l->n_undo, &fx, &err) >= 0) {
+        if (usable && fault_undo_run(&fx, c->undo, fault_comp_n_undo(c), &err) >= 0) {
                 for (double until = monotonic_ms() + AGENT_VERIFY_MS; !ok && monotonic_ms() < until;) {
-                        verify_once(l, &fx, &ok, t.detail, sizeof(t.detail));
+                        verify_once(&fx, c, &ok, t.detail, sizeof(t.detail));
                         if (!ok)
                                 sleep_ms(100);
                 }
         } else
-                snprintf(t.detail, sizeof(t.detail), "%.250s", reachable ? err.msg : msg);
+                snprintf(t.detail, sizeof(t.detail), "%.250s", usable ? err.msg : msg);
         if (!ok)
                 snprintf(t.state, sizeof(t.state), "dirty");
         agent_log(
                 s, "[watchdog] %s lease %s (%s on %s) because %s: %s", ok ? "released" : "COULD NOT RELEASE",
-                l->id, l->fault_id, l->target.container_name, why, t.detail);
+                l->id, l->def->id, l->target.container_name, why, t.detail);
         agent_record_task(s, s->compensated, &s->n_compensated, &t);
 }
 
 static int check_allowed(
         struct agent_state *s, enum phase ph, const char *fault_id, char *msg, size_t size) {
         const struct agent_capabilities *c = &s->opt->caps;
-        bool ok = ph == PHASE_INJECT ? agent_can_inject(c, fault_id) : agent_can_undo(c, fault_id);
-        if (ok && agent_can_access(c, resource_of(fault_id)))
+        const struct fault_def *f = catalog_find(fault_id);
+        if (f && (ph == PHASE_INJECT ? agent_can_inject(c, f) : agent_can_undo(c, f)))
                 return 0;
+        char roles[128] = "";
+        agent_roles_for(&fault_id, f ? 1 : 0, roles, sizeof(roles));
         snprintf(
-                msg, size, "agent '%s' not authorized to %s '%s' (roles: %s)", s->opt->agent_id,
-                phase_names[ph], fault_id, s->opt->roles);
+                msg, size, "agent '%s' not authorized to %s '%.64s'%s%s", s->opt->agent_id, phase_names[ph],
+                fault_id, f ? ": it needs role " : " (no such fault)", roles);
         return RPC_SAFETY_REFUSED;
 }
 
 static int inject(
         struct agent_state *s, struct fault_exec *fx, const struct agent_lease *l, struct task_record *t,
         json_t **ret, char *msg, size_t size) {
-        const struct fault_mechanism *m = fault_mechanism_find(l->fault_id);
         struct mh_error err = { 0 };
-        if (!m) {
-                snprintf(msg, size, "%s cannot be applied by this agent version", l->fault_id);
+        struct agent_lease held;
+        if (!fx->mech) {
+                snprintf(msg, size, "%s cannot be applied by this agent version", l->def->id);
                 return RPC_TASK_FAILED;
         }
-        if (is_held(s, l->id)) {
+        if (held_copy(s, l->id, &held)) {
+                agent_lease_done(&held);
                 snprintf(msg, size, "lease %s is already held", l->id);
                 return RPC_INVALID_PARAMS;
         }
-        if (m->apply(fx, &err) < 0) {
+        json_object_clear(fx->restore); /* what this apply records, not what a request claims */
+        if (fx->mech->apply(fx, &err) < 0) {
                 snprintf(msg, size, "%s", err.msg);
                 return RPC_TASK_FAILED;
         }
         if (hold(s, l, t->id) < 0) { /* cannot watch it: do not leave it applied */
-                comp_ops_run(l->undo, l->n_undo, fx, NULL);
+                const struct fault_comp *c = agent_lease_comp(l);
+                fault_undo_run(fx, c->undo, fault_comp_n_undo(c), NULL);
                 snprintf(msg, size, "agent holds %d leases already; fault undone", AGENT_HELD_MAX);
                 return RPC_TASK_FAILED;
         }
         snprintf(
-                t->detail, sizeof(t->detail), "applied %.60s to %.150s", l->fault_id,
+                t->detail, sizeof(t->detail), "applied %.60s to %.150s", l->def->id,
                 l->target.container_name);
         *ret = json_pack(
-                "{s:s, s:s, s:b, s:s}", "task_id", t->id, "state", "done", "ok", 1, "detail", t->detail);
+                "{s:s, s:s, s:b, s:s, s:O}", "task_id", t->id, "state", "done", "ok", 1, "detail", t->detail,
+                "restore", fx->restore);
         return 0;
 }
 
 static int run_phase(
         struct agent_state *s, enum phase ph, struct fault_exec *fx, const struct agent_lease *l,
         struct task_record *t, json_t **ret, char *msg, size_t size) {
+        const struct fault_comp *c = agent_lease_comp(l);
         struct mh_error err = { 0 };
         bool ok = false;
         switch (ph) {
         case PHASE_INJECT: return inject(s, fx, l, t, ret, msg, size);
         case PHASE_UNDO:
-                if (comp_ops_run(l->undo, l->n_undo, fx, &err) < 0) {
+                if (fault_undo_run(fx, c->undo, fault_comp_n_undo(c), &err) < 0) {
                         snprintf(msg, size, "%s", err.msg);
                         return RPC_TASK_FAILED;
                 }
@@ -212,11 +200,11 @@ static int run_phase(
                 *ret = json_pack("{s:s, s:s, s:b}", "task_id", t->id, "state", "done", "ok", 1);
                 return 0;
         case PHASE_VERIFY:
-                verify_once(l, fx, &ok, t->detail, sizeof(t->detail));
+                verify_once(fx, c, &ok, t->detail, sizeof(t->detail));
                 *ret = json_pack("{s:s, s:b, s:s}", "task_id", t->id, "verified", ok, "detail", t->detail);
                 return 0;
         default:
-                if (effect_check_run(l->effect, fx, &ok, t->detail, sizeof(t->detail)) < 0)
+                if (!c->effect || fault_effect_run(fx, c->effect, &ok, t->detail, sizeof(t->detail)) < 0)
                         ok = false;
                 *ret = json_pack("{s:s, s:b, s:s}", "task_id", t->id, "in_force", ok, "detail", t->detail);
                 return 0;
@@ -233,10 +221,34 @@ static int parse_phase(const json_t *params, enum phase *ret) {
         return -EINVAL;
 }
 
+/* A lease the agent holds is acted on as held: the request may only name
+ * it, and one naming another target for it is refused. */
+static int lease_as_held(
+        struct agent_state *s, enum phase ph, struct agent_lease *l, char *msg, size_t size) {
+        struct agent_lease held;
+        if (ph == PHASE_INJECT || !held_copy(s, l->id, &held))
+                return 0;
+        bool same = held.def == l->def && strcmp(held.target.container_id, l->target.container_id) == 0 &&
+                    held.target.main.pid == l->target.main.pid &&
+                    held.target.main.start_time == l->target.main.start_time;
+        if (!same) {
+                agent_lease_done(&held);
+                snprintf(
+                        msg, size,
+                        "lease %s is held for %s on %s; the request names another fault or target", l->id,
+                        held.def->id, held.target.container_name);
+                return RPC_SAFETY_REFUSED;
+        }
+        agent_lease_done(l);
+        *l = held;
+        return 0;
+}
+
 int agent_task_execute(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size) {
         const char *fault_id = json_string_value(json_object_get(params, "fault_id"));
         struct agent_lease l;
         struct task_record t = { 0 };
+        struct fault_exec fx;
         enum phase ph;
         int r;
 
@@ -248,18 +260,21 @@ int agent_task_execute(struct agent_state *s, const json_t *params, json_t **ret
                 return r;
         if (agent_lease_from_json(json_object_get(params, "lease"), &l, msg, size) < 0)
                 return RPC_INVALID_PARAMS;
-        if (strcmp(l.fault_id, fault_id) != 0) {
-                snprintf(msg, size, "lease is for %s, not %s", l.fault_id, fault_id);
+        if (strcmp(l.def->id, fault_id) != 0) {
+                snprintf(msg, size, "lease is for %s, not %s", l.def->id, fault_id);
                 agent_lease_done(&l);
                 return RPC_INVALID_PARAMS;
         }
-        struct fault_exec fx;
-        bool reachable = fault_exec_of(s, &l, &fx, msg, size);
+        if ((r = lease_as_held(s, ph, &l, msg, size)) < 0 ||
+            (r = fault_exec_of(s, &l, &fx, msg, size)) < 0) {
+                agent_lease_done(&l);
+                return r;
+        }
         pthread_mutex_lock(&s->lock);
         snprintf(t.id, sizeof(t.id), "t-%06u", ++s->next_task);
         pthread_mutex_unlock(&s->lock);
         snprintf(t.lease_id, sizeof(t.lease_id), "%s", l.id);
-        r = reachable ? run_phase(s, ph, &fx, &l, &t, ret, msg, size) : RPC_TASK_FAILED;
+        r = run_phase(s, ph, &fx, &l, &t, ret, msg, size);
         snprintf(t.state, sizeof(t.state), "%s", r < 0 ? "failed" : "done");
         if (r < 0)
                 snprintf(t.detail, sizeof(t.detail), "%s", msg);

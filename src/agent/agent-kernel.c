@@ -1,9 +1,6 @@
 #include "agent-kernel.h"
 
-#include "basic/macro.h"
-
-/* One list, so the two directions cannot drift apart. */
-#define KERNEL_FEATURES(X) X(nft_owner) X(netem) X(tbf) X(ifb) X(xt_nfqueue) X(nft_queue) X(netdev_egress)
+#include "plan/impact.h"
 
 json_t *agent_kernel_features_json(const struct kernel_features *k) {
         json_t *j = json_pack("{s:b}", "known", k->known);
@@ -13,13 +10,4 @@ json_t *agent_kernel_features_json(const struct kernel_features *k) {
         }
 #undef AS_SET
         return j;
-}
-
-void agent_kernel_features_from_json(const json_t *j, struct kernel_features *ret) {
-        *ret = (struct kernel_features){ .known = json_is_true(json_object_get(j, "known")) };
-#define AS_GET(f) ret->f = json_is_true(json_object_get(j, #f));
-        if (ret->known) {
-                KERNEL_FEATURES(AS_GET)
-        }
-#undef AS_GET
 }

@@ -8,35 +8,58 @@
 #include "agent/rpc.h"
 #include "config.h"
 
-static json_t *roles_json(const char *roles) {
+static json_t *roles_json(const struct agent_capabilities *c) {
         json_t *a = json_array();
-        char buf[256];
-        snprintf(buf, sizeof(buf), "%s", roles ? roles : "");
-        for (char *save = NULL, *r = strtok_r(buf, ",", &save); a && r; r = strtok_r(NULL, ",", &save))
-                json_array_append_new(a, json_string(r));
+        for (int r = 0; a && r < _AGENT_ROLE_MAX; r++)
+                if (c->roles & ROLE_BIT(r))
+                        json_array_append_new(a, json_string(agent_role_to_string(r)));
         return a;
 }
 
 static int m_handshake(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size) {
         *ret = json_pack(
                 "{s:s, s:s, s:s, s:o}", "agent_id", s->opt->agent_id, "protocol", AGENT_PROTOCOL,
-                "agent_version", MAYHEM_VERSION, "roles", roles_json(s->opt->roles));
+                "agent_version", MAYHEM_VERSION, "roles", roles_json(&s->opt->caps));
         return 0;
+}
+
+/* Faults this agent cannot apply on the engine the controller names, with
+ * why: a rootless engine's containers live in the user's cgroups, which the
+ * agent cannot rewrite. */
+static json_t *unavailable_json(struct agent_state *s, const json_t *params) {
+        const char *engine = json_string_value(json_object_get(params, "engine"));
+        int kind = engine ? engine_kind_from_string(engine) : -1;
+        char msg[256] = "";
+        struct engine *e = kind >= 0 ? agent_engine(s, (enum engine_kind)kind, msg, sizeof(msg)) : NULL;
+        json_t *o = json_object();
+        for (size_t i = 0; o && e && engine_is_rootless(e) && i < catalog_size(); i++)
+                if (catalog_at(i)->resource == RESOURCE_CGROUP)
+                        json_object_set_new(
+                                o, catalog_at(i)->id,
+                                json_string("the engine runs rootless, so its containers' cgroups "
+                                            "cannot be changed from here"));
+        return o;
+}
+
+/* What this agent can apply: a mechanism of this version, a granted role. */
+static json_t *faults_json(struct agent_state *s) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < catalog_size(); i++) {
+                const struct fault_def *f = catalog_at(i);
+                if (fault_mechanism_of(f) && agent_can_inject(&s->opt->caps, f))
+                        json_array_append_new(a, json_string(f->id));
+        }
+        return a;
 }
 
 static int m_capabilities(
         struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size) {
-        json_t *faults = json_array();
-        for (size_t i = 0; faults && i < fault_mechanism_count(); i++) {
-                const char *id = fault_mechanism_at(i)->fault_id;
-                if (agent_can_inject(&s->opt->caps, id))
-                        json_array_append_new(faults, json_string(id));
-        }
         struct kernel_features k = { .known = false };
-        if (agent_can_access(&s->opt->caps, "netns"))
+        if (agent_can_access(&s->opt->caps, RESOURCE_NETNS))
                 kernel_features_detect(&k, NULL); /* probed once; later calls are free */
         *ret = json_pack(
-                "{s:o, s:o, s:o, s:o}", "roles", roles_json(s->opt->roles), "faults", faults, "capabilities",
+                "{s:o, s:o, s:o, s:o, s:o}", "roles", roles_json(&s->opt->caps), "faults", faults_json(s),
+                "unavailable", unavailable_json(s, params), "capabilities",
                 agent_capabilities_json(&s->opt->caps), "kernel", agent_kernel_features_json(&k));
         return 0;
 }
@@ -150,10 +173,15 @@ static const struct {
         agent_method fn;
         bool slow;
 } methods[] = {
-        { "handshake", m_handshake, false }, { "capabilities.query", m_capabilities, false },
-        { "health.ping", m_ping, false },    { "task.status", m_status, false },
-        { "task.cancel", m_cancel, false },  { "lease.extend", m_extend, false },
-        { "lease.forget", m_forget, false }, { "task.execute", agent_task_execute, true },
+        { "handshake", m_handshake, false },
+        { "capabilities.query", m_capabilities, false },
+        { "health.ping", m_ping, false },
+        { "task.status", m_status, false },
+        { "task.cancel", m_cancel, false },
+        { "lease.extend", m_extend, false },
+        { "lease.forget", m_forget, false },
+        { "task.execute", agent_task_execute, true },
+        { "target.resolve", agent_target_resolve, true },
 };
 
 agent_method agent_method_find(const char *name, bool *ret_slow) {

@@ -2,51 +2,37 @@
 
 /* mayhem-agent: applies and undoes faults for the controller, speaking
  * newline-delimited JSON-RPC 2.0 on stdin/stdout (docs/internals/agent-rpc.md).
- * It never binds a socket. It owns every lease it injected until the
+ * It never binds a socket. It resolves targets itself, through the engine
+ * sockets of its own configuration, and derives every fault's undo, verify
+ * and effect from the catalog: a request names a fault, a target and typed
+ * params, never what to run. It owns every lease it injected until the
  * controller undoes it; when its stdin closes (the controller died), on
  * SIGTERM, or when a lease's TTL passes without lease.extend, it undoes the
  * faults itself: the dead-man's switch. */
 
-#include <jansson.h>
 #include <stdio.h>
 
 #include "agent/capabilities.h"
-#include "fault/fault.h"
+#include "engine/engine.h"
 
-#define AGENT_PROTOCOL     "mayhem/1"
-#define AGENT_LEASE_ID_MAX 32
-#define AGENT_FAULT_ID_MAX 64
-#define AGENT_OPS_MAX      4
-#define AGENT_ID_MAX       96
-
-/* A lease as the agent receives it in task.execute: what to apply, to whom
- * (the live identity, captured before the fault), and how to undo and check it. */
-struct agent_lease {
-        char id[AGENT_LEASE_ID_MAX];
-        char fault_id[AGENT_FAULT_ID_MAX];
-        unsigned ttl_seconds;
-        int64_t duration_ms;
-        struct target_identity target;
-        json_t *params; /* owned */
-        enum comp_op undo[AGENT_OPS_MAX];
-        size_t n_undo;
-        enum verify_probe verify[AGENT_OPS_MAX];
-        size_t n_verify;
-        enum effect_check effect; /* _EFFECT_CHECK_MAX when the lease came from the journal */
-};
-
-/* -EINVAL with a one-line message naming the bad field. */
-int agent_lease_from_json(const json_t *j, struct agent_lease *ret, char *msg, size_t size);
-json_t *agent_lease_to_json(const struct agent_lease *l);
-void agent_lease_done(struct agent_lease *l);
+#define AGENT_PROTOCOL   "mayhem/1"
+#define AGENT_ID_MAX     96
+#define AGENT_SOCKET_MAX 108
 
 struct agent_options {
         struct agent_capabilities caps;
-        const char *roles;
         char agent_id[AGENT_ID_MAX];
+        /* Per engine kind, the socket of --engine-socket [docker:|podman:]PATH;
+         * "" for the engine's default (DOCKER_HOST, /var/run/docker.sock,
+         * /run/podman/podman.sock). */
+        char engine_socket[_ENGINE_KIND_MAX][AGENT_SOCKET_MAX];
         int in_fd, out_fd;
         FILE *log; /* stderr: logs only, never frames */
 };
+
+/* --engine-socket's value into opt: -EINVAL with msg for an empty or
+ * over-long path, or a kind prefix that is neither docker nor podman. */
+int agent_options_engine_socket(struct agent_options *opt, const char *value, char *msg, size_t size);
 
 /* Serves one session until EOF or SIGTERM/SIGINT, then undoes every lease it
  * still holds. Returns the process exit code. */

@@ -17,6 +17,7 @@ enum rpc_code {
         RPC_INTERNAL_ERROR = -32603,
         RPC_TASK_FAILED = -32000,
         RPC_SAFETY_REFUSED = -32001,
+        RPC_TARGET_MISSING = -32002, /* the container or process the request names does not exist */
 };
 
 struct rpc_request {

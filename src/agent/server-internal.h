@@ -4,12 +4,36 @@
 
 #include "agent.h"
 #include "basic/clock.h"
+#include "fault/fault.h"
 
 #define AGENT_HELD_MAX     256
 #define AGENT_TASKS_KEPT   64
 #define AGENT_INFLIGHT_MAX 32
-#define AGENT_ENGINES_MAX  8
 #define AGENT_VERIFY_MS    10000
+#define AGENT_LEASE_ID_MAX 32
+
+/* A lease as the agent holds it: the fault, its target (resolved), its
+ * typed params and network context as the lease gave them, and what apply
+ * recorded to restore. Everything else (undo ops, verify probes, the effect
+ * check) the agent derives from the catalog. */
+struct agent_lease {
+        char id[AGENT_LEASE_ID_MAX];
+        const struct fault_def *def;
+        unsigned ttl_seconds;
+        int64_t duration_ms;
+        struct target_identity target;
+        json_t *params;  /* owned; the bound params point into it */
+        json_t *net;     /* owned, or NULL */
+        json_t *restore; /* owned, never NULL: what apply recorded, or the journal's (recovery) */
+};
+
+/* From task.execute's "lease": -EINVAL with a one-line message naming the
+ * bad field. Ops the request lists (undo, verify, effect) are compared with
+ * what the catalog says the fault uses, never obeyed: a difference is refused. */
+int agent_lease_from_json(const json_t *j, struct agent_lease *ret, char *msg, size_t size);
+void agent_lease_done(struct agent_lease *l);
+/* The catalog's compensation of the lease's fault on its kind of target. */
+const struct fault_comp *agent_lease_comp(const struct agent_lease *l);
 
 struct held_lease {
         bool used;
@@ -25,13 +49,9 @@ struct task_record {
         char detail[256];
 };
 
-struct engine_slot {
-        char socket[256];
-        struct engine *engine;
-};
-
 struct agent_state {
         const struct agent_options *opt;
+        struct fault_lives *lives;
         pthread_mutex_t lock; /* everything below */
         pthread_cond_t idle;
         struct held_lease held[AGENT_HELD_MAX];
@@ -39,9 +59,8 @@ struct agent_state {
         size_t n_tasks, n_compensated; /* total ever; the arrays are rings */
         unsigned next_task;
         int inflight;
-        struct engine_slot engines[AGENT_ENGINES_MAX];
-        size_t n_engines;
-        pthread_mutex_t out_lock; /* one frame at a time on stdout */
+        struct engine *engines[_ENGINE_KIND_MAX]; /* opened on first use */
+        pthread_mutex_t out_lock;                 /* one frame at a time on stdout */
 };
 
 void agent_log(struct agent_state *s, const char *fmt, ...) _printf_(2, 3);
@@ -52,10 +71,13 @@ typedef int (*agent_method)(
         struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size);
 agent_method agent_method_find(const char *name, bool *ret_slow);
 
+/* agent-target.c: the engine of a kind, through the agent's own socket for
+ * it; NULL with msg when it cannot be reached. */
+struct engine *agent_engine(struct agent_state *s, enum engine_kind kind, char *msg, size_t size);
+int agent_target_resolve(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size);
+
 /* agent-exec.c */
 int agent_task_execute(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size);
-struct engine *agent_engine_for(
-        struct agent_state *s, const struct target_identity *t, char *msg, size_t size);
 /* Undoes and verifies one lease (watchdog, dead-man's switch); logs the outcome. */
 void agent_compensate(struct agent_state *s, struct agent_lease *l, const char *why);
 void agent_record_task(

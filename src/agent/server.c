@@ -12,6 +12,7 @@
 
 #include "agent/rpc-frame.h"
 #include "agent/rpc.h"
+#include "fault/live.h"
 
 void agent_log(struct agent_state *s, const char *fmt, ...) {
         va_list ap;
@@ -214,6 +215,11 @@ int agent_serve(const struct agent_options *opt) {
         if (!s)
                 return MH_EXIT_AGENT_ERROR;
         s->opt = opt;
+        s->lives = fault_lives_new();
+        if (!s->lives) {
+                free(s);
+                return MH_EXIT_AGENT_ERROR;
+        }
         pthread_mutex_init(&s->lock, NULL);
         pthread_mutex_init(&s->out_lock, NULL);
         pthread_cond_init(&s->idle, NULL);
@@ -224,8 +230,9 @@ int agent_serve(const struct agent_options *opt) {
         const char *why = fr ? serve_loop(s, fr, sfd) : "out of memory";
         release_all(s, why);
         frame_reader_free(fr);
-        for (size_t i = 0; i < s->n_engines; i++)
-                engine_free(s->engines[i].engine);
+        s->lives = fault_lives_free(s->lives); /* what forgotten leases still held */
+        for (size_t i = 0; i < _ENGINE_KIND_MAX; i++)
+                engine_free(s->engines[i]);
         if (sfd >= 0)
                 close(sfd);
         free(s);

@@ -58,13 +58,89 @@ static const char *const reversibility_table[_REVERSIBILITY_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(reversibility, enum reversibility)
 
-static const char *const mechanism_table[_MECHANISM_MAX] = {
-        [MECHANISM_SIGNAL] = "signal",   [MECHANISM_ENGINE] = "engine",       [MECHANISM_CGROUP] = "cgroup",
-        [MECHANISM_PAYLOAD] = "payload", [MECHANISM_NET_SHAPE] = "net_shape", [MECHANISM_TBF] = "tbf",
-        [MECHANISM_NFT] = "nft",         [MECHANISM_PROXY] = "proxy",         [MECHANISM_DNS] = "dns",
-        [MECHANISM_MOUNT] = "mount",     [MECHANISM_LOADGEN] = "loadgen",     [MECHANISM_NONE] = "none",
+static const char *const agent_role_table[_AGENT_ROLE_MAX] = {
+        [AGENT_ROLE_PROC] = "proc", [AGENT_ROLE_CONTAINER] = "container",
+        [AGENT_ROLE_CPU] = "cpu",   [AGENT_ROLE_MEMORY] = "memory",
+        [AGENT_ROLE_FS] = "fs",     [AGENT_ROLE_NETWORK] = "network",
+        [AGENT_ROLE_LOAD] = "load", [AGENT_ROLE_FUZZ] = "fuzz",
 };
-DEFINE_STRING_TABLE_LOOKUP(mechanism, enum mechanism)
+
+/* The reference's second names of the roles. */
+static const char *const agent_role_alias_table[_AGENT_ROLE_MAX] = {
+        [AGENT_ROLE_PROC] = "process", [AGENT_ROLE_CONTAINER] = "node", [AGENT_ROLE_MEMORY] = "mem",
+        [AGENT_ROLE_FS] = "storage",   [AGENT_ROLE_NETWORK] = "net",
+};
+
+const char *agent_role_to_string(enum agent_role r) {
+        return (unsigned)r < _AGENT_ROLE_MAX ? agent_role_table[r] : NULL;
+}
+
+int agent_role_from_string(const char *s) {
+        int r = string_table_lookup(agent_role_table, _AGENT_ROLE_MAX, s);
+        return r >= 0 ? r : string_table_lookup(agent_role_alias_table, _AGENT_ROLE_MAX, s);
+}
+
+size_t agent_role_names(const char **ret, size_t max) {
+        size_t n = 0;
+        for (int r = 0; r < _AGENT_ROLE_MAX; r++) {
+                if (n < max)
+                        ret[n++] = agent_role_table[r];
+                if (agent_role_alias_table[r] && n < max)
+                        ret[n++] = agent_role_alias_table[r];
+        }
+        return n;
+}
+
+static const char *const resource_kind_table[_RESOURCE_KIND_MAX] = {
+        [RESOURCE_PROCESS] = "process", [RESOURCE_CONTAINER] = "container", [RESOURCE_CGROUP] = "cgroup",
+        [RESOURCE_MOUNT] = "mount",     [RESOURCE_NETNS] = "netns",         [RESOURCE_NONE] = "none",
+};
+DEFINE_STRING_TABLE_LOOKUP(resource_kind, enum resource_kind)
+
+static const char *const conflict_class_table[_CONFLICT_CLASS_MAX] = {
+        [CONFLICT_RUN_STATE] = "run_state",
+        [CONFLICT_CPU_QUOTA] = "cpu_quota",
+        [CONFLICT_CPU_LOAD] = "cpu_load",
+        [CONFLICT_MEMORY] = "memory",
+        [CONFLICT_NETNS_SHAPING] = "netns_shaping",
+        [CONFLICT_NETNS_FILTERING] = "netns_filtering",
+        [CONFLICT_NETNS_LINK] = "netns_link",
+        [CONFLICT_MOUNT] = "mount",
+        [CONFLICT_FS_SPACE] = "fs_space",
+        [CONFLICT_DESCRIPTORS] = "descriptors",
+        [CONFLICT_DNS] = "dns",
+        [CONFLICT_L7_PROXY] = "l7_proxy",
+        [CONFLICT_LOAD] = "load",
+        [CONFLICT_CLOCK] = "clock",
+};
+DEFINE_STRING_TABLE_LOOKUP(conflict_class, enum conflict_class)
+
+/* Stacking classes hold independent pieces of state, undone in reverse
+ * order: latency with bandwidth, two rule sets, two loads. The others hold
+ * one value (a quota, a run state, a mount, a device's MTU) that a second
+ * fault would record as "the state before" and put back wrongly. */
+static const bool conflict_class_stack_table[_CONFLICT_CLASS_MAX] = {
+        [CONFLICT_CPU_LOAD] = true,      [CONFLICT_MEMORY] = true,
+        [CONFLICT_NETNS_SHAPING] = true, [CONFLICT_NETNS_FILTERING] = true,
+        [CONFLICT_FS_SPACE] = true,      [CONFLICT_DESCRIPTORS] = true,
+        [CONFLICT_LOAD] = true,
+};
+
+bool conflict_class_stacks(enum conflict_class c) {
+        return (unsigned)c < _CONFLICT_CLASS_MAX && conflict_class_stack_table[c];
+}
+
+static const char *const net_action_table[_NET_ACTION_MAX] = {
+        [NET_ACTION_NONE] = "none",           [NET_ACTION_DELAY] = "delay",
+        [NET_ACTION_REORDER] = "reorder",     [NET_ACTION_RATE] = "rate",
+        [NET_ACTION_DROP] = "drop",           [NET_ACTION_FLAP] = "flap",
+        [NET_ACTION_DUPLICATE] = "duplicate", [NET_ACTION_CORRUPT] = "corrupt",
+        [NET_ACTION_RESET] = "reset",         [NET_ACTION_REFUSE] = "refuse",
+};
+
+const char *net_action_to_string(enum net_action a) {
+        return (unsigned)a < _NET_ACTION_MAX ? net_action_table[a] : NULL;
+}
 
 static const char *const param_type_table[_PARAM_TYPE_MAX] = {
         [PARAM_INTEGER] = "integer",   [PARAM_FLOAT] = "float", [PARAM_PERCENT] = "percent",
@@ -131,4 +207,39 @@ void param_value_format(const struct param_value *v, char *buf, size_t size) {
         case PARAM_ENUM: snprintf(buf, size, "%s", v->s ? v->s : ""); break;
         default: snprintf(buf, size, "?"); break;
         }
+}
+
+const struct fault_comp *fault_comp_for(const struct fault_def *f, bool host_process) {
+        return host_process && f->host_comp ? f->host_comp : &f->comp;
+}
+
+static size_t count(const char *const *names) {
+        size_t n = 0;
+        while (n < COMP_OPS_MAX && names[n])
+                n++;
+        return n;
+}
+
+size_t fault_comp_n_undo(const struct fault_comp *c) {
+        return count(c->undo);
+}
+
+size_t fault_comp_n_verify(const struct fault_comp *c) {
+        return count(c->verify);
+}
+
+void agent_roles_for(const char *const *fault_ids, size_t n, char *buf, size_t size) {
+        unsigned roles = 0;
+        size_t len = 0;
+        for (size_t i = 0; i < n; i++) {
+                const struct fault_def *f = catalog_find(fault_ids[i]);
+                if (f)
+                        roles |= ROLE_BIT(f->role);
+        }
+        if (size)
+                buf[0] = '\0';
+        for (int r = 0; r < _AGENT_ROLE_MAX; r++)
+                if ((roles & ROLE_BIT(r)) && len < size)
+                        len += (size_t)snprintf(
+                                buf + len, size - len, "%s%s", len ? "," : "", agent_role_table[r]);
 }

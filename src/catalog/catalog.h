@@ -76,21 +76,95 @@ enum reversibility {
         _REVERSIBILITY_MAX,
 };
 
-/* How this implementation applies the fault (shared/DESIGN.md, "mechanism here"). */
-enum mechanism {
-        MECHANISM_SIGNAL,    /* signals through a pidfd */
-        MECHANISM_ENGINE,    /* Docker/Podman Engine API */
-        MECHANISM_CGROUP,    /* cgroup knobs (or engine update) */
-        MECHANISM_PAYLOAD,   /* our own code forked into the target's namespaces and cgroup */
-        MECHANISM_NET_SHAPE, /* netem qdisc, or the NFQUEUE shaper where the kernel has no netem */
-        MECHANISM_TBF,       /* tbf qdisc */
-        MECHANISM_NFT,       /* nftables rules in an owner table */
-        MECHANISM_PROXY,     /* transparent proxy in the target's netns */
-        MECHANISM_DNS,       /* DNS responder in the target's netns */
-        MECHANISM_MOUNT,     /* remount in the target's mount namespace */
-        MECHANISM_LOADGEN,   /* built-in load generator */
-        MECHANISM_NONE,      /* catalog-only: refused */
-        _MECHANISM_MAX,
+/* Which role an agent needs to apply a fault (mayhem-agent serve --roles). */
+enum agent_role {
+        AGENT_ROLE_PROC,      /* "proc" or "process" */
+        AGENT_ROLE_CONTAINER, /* "container" or "node" */
+        AGENT_ROLE_CPU,
+        AGENT_ROLE_MEMORY,  /* "memory" or "mem" */
+        AGENT_ROLE_FS,      /* "fs" or "storage" */
+        AGENT_ROLE_NETWORK, /* "network" or "net" */
+        AGENT_ROLE_LOAD,
+        AGENT_ROLE_FUZZ,
+        _AGENT_ROLE_MAX,
+};
+#define ROLE_BIT(r) (1u << (r))
+
+/* What of the target a fault changes: the agent's resource_access check. */
+enum resource_kind {
+        RESOURCE_PROCESS,   /* its processes, through pidfds */
+        RESOURCE_CONTAINER, /* its container, through the engine */
+        RESOURCE_CGROUP,    /* its cgroup's knobs */
+        RESOURCE_MOUNT,     /* its mount namespace and files */
+        RESOURCE_NETNS,     /* its network namespace */
+        RESOURCE_NONE,      /* nothing of the target: traffic sent to it from outside */
+        _RESOURCE_KIND_MAX,
+};
+
+/* Faults of one class compete for the same state of a target: a second
+ * lease of the class on a target that holds one is refused unless the class
+ * stacks (conflict_class_stacks()), and never for the same fault twice. */
+enum conflict_class {
+        CONFLICT_RUN_STATE,       /* freezer and signals: paused, stopped, killed, restarted */
+        CONFLICT_CPU_QUOTA,       /* the cgroup's CPU quota */
+        CONFLICT_CPU_LOAD,        /* burners in the target's cgroup */
+        CONFLICT_MEMORY,          /* balloons in the target's memory cgroup */
+        CONFLICT_NETNS_SHAPING,   /* delay, rate, reorder, duplicate, corrupt in the netns */
+        CONFLICT_NETNS_FILTERING, /* drop and reject rules in the netns */
+        CONFLICT_NETNS_LINK,      /* the target's network devices themselves: state, MTU */
+        CONFLICT_MOUNT,           /* remounts */
+        CONFLICT_FS_SPACE,        /* space, inodes and I/O of the target's filesystem */
+        CONFLICT_DESCRIPTORS,     /* descriptors and connections held open */
+        CONFLICT_DNS,             /* the responder on port 53 */
+        CONFLICT_L7_PROXY,        /* the transparent proxy on the service port */
+        CONFLICT_LOAD,            /* load sent to the target */
+        CONFLICT_CLOCK,
+        _CONFLICT_CLASS_MAX,
+};
+
+/* What a network fault does to packets; how it is delivered (nftables, the
+ * shaper, netem, tbf) is the impact gate's choice for the kernel at hand. */
+enum net_action {
+        NET_ACTION_NONE, /* not a packet fault */
+        NET_ACTION_DELAY,
+        NET_ACTION_REORDER,
+        NET_ACTION_RATE,
+        NET_ACTION_DROP, /* a share of the packets (share), or all of them */
+        NET_ACTION_FLAP, /* all of them, switched on and off */
+        NET_ACTION_DUPLICATE,
+        NET_ACTION_CORRUPT,
+        NET_ACTION_RESET,  /* TCP reset of established connections */
+        NET_ACTION_REFUSE, /* TCP reset of the SYN, ICMP port unreachable for UDP */
+        _NET_ACTION_MAX,
+};
+
+#define NET_SIDE_EGRESS  1u /* what the target sends (the output hook) */
+#define NET_SIDE_INGRESS 2u /* what it receives (the input hook) */
+
+/* A fault that always acts on one side (side != 0) acts on one port, which
+ * it must be given (fixed_port, or its port param): it is port-bound. One
+ * without a side acts where its direction param says, on every port unless
+ * its scope params narrow it. */
+struct net_facts {
+        enum net_action action;
+        unsigned side;        /* NET_SIDE_*; 0: the direction param */
+        bool port_either;     /* the port param means traffic to or from it, not only to it */
+        uint16_t fixed_port;  /* always this port (dns.timeout: 53); 0: the port param */
+        const char *protocol; /* always this protocol ("tcp", "any"); NULL: the protocol param */
+        const char *share;    /* the param with the share of packets affected; NULL: all of them */
+};
+
+/* Compensation, decided at plan time (reference controller/compensation.py):
+ * the undo ops that put the target back, the verify probes that prove it,
+ * the effect check that proves the fault was in force. Names are stable:
+ * plans and the lease journal hold them, and the fault's mechanism
+ * (src/fault/) implements each one; every undo op is idempotent and harmless
+ * on a fault never applied. Unused slots are NULL. */
+#define COMP_OPS_MAX 3
+struct fault_comp {
+        const char *undo[COMP_OPS_MAX];
+        const char *verify[COMP_OPS_MAX];
+        const char *effect;
 };
 
 enum param_type {
@@ -141,7 +215,16 @@ struct fault_def {
         unsigned node_kinds; /* NK_* bits */
         unsigned needs;      /* NEED_* bits */
         enum reversibility reversibility;
-        enum mechanism mechanism;
+        enum agent_role role;
+        enum resource_kind resource;
+        enum conflict_class conflict;
+        /* The mechanism that applies it (src/fault/registry.c); NULL: none in
+         * this version, so the fault is refused (catalog-only, or gated by the
+         * planner like clock.skew). */
+        const char *mechanism;
+        struct net_facts net;
+        struct fault_comp comp;
+        const struct fault_comp *host_comp; /* on a plain host process, when it differs */
         const struct param_spec *params;
         size_t n_params;
         const char *effect; /* what the target sees while the fault is in force */
@@ -178,7 +261,25 @@ const char *fault_need_to_string(enum fault_need n);
 int fault_need_from_string(const char *s);
 const char *reversibility_to_string(enum reversibility r);
 int reversibility_from_string(const char *s);
-const char *mechanism_to_string(enum mechanism m);
-int mechanism_from_string(const char *s);
+const char *agent_role_to_string(enum agent_role r);
+/* Primary names and their aliases ("process", "node", "mem", "storage", "net"). */
+int agent_role_from_string(const char *s);
+/* The role names and aliases, for messages and suggestions; returns how many. */
+size_t agent_role_names(const char **ret, size_t max);
+const char *resource_kind_to_string(enum resource_kind k);
+int resource_kind_from_string(const char *s);
+const char *conflict_class_to_string(enum conflict_class c);
+int conflict_class_from_string(const char *s);
+bool conflict_class_stacks(enum conflict_class c);
+const char *net_action_to_string(enum net_action a);
+
+/* The compensation of f on a target: host_process picks host_comp where the
+ * fault has one (nothing restarts a plain process the way an engine does). */
+const struct fault_comp *fault_comp_for(const struct fault_def *f, bool host_process);
+size_t fault_comp_n_undo(const struct fault_comp *c);
+size_t fault_comp_n_verify(const struct fault_comp *c);
+/* The roles of the given faults, as "proc,container" for mayhem-agent serve
+ * --roles; unknown ids are skipped. */
+void agent_roles_for(const char *const *fault_ids, size_t n, char *buf, size_t size);
 const char *param_type_to_string(enum param_type t);
 int param_type_from_string(const char *s);

@@ -7,7 +7,6 @@
 #include "basic/strv.h"
 #include "basic/suggest.h"
 #include "catalog/catalog.h"
-#include "plan/compensation.h"
 #include "plan/plan.h"
 #include "topology/topology.h"
 
@@ -59,10 +58,13 @@ static json_t *fault_json(const struct fault_def *f) {
                 fault_category_to_string(f->category), "risk", risk_to_string(f->risk), "max_duration_s",
                 (int)f->max_duration_s, "node_kinds", names_json(kinds, n_kinds), "needs",
                 names_json(needs, n_needs), "reversibility", reversibility_to_string(f->reversibility),
-                "mechanism", mechanism_to_string(f->mechanism), "params", params, "catalog_only",
+                "mechanism", f->mechanism ? f->mechanism : "none", "params", params, "catalog_only",
                 f->refusal != NULL);
         if (!o)
                 return NULL;
+        json_object_set_new(o, "role", json_string(agent_role_to_string(f->role)));
+        json_object_set_new(o, "resource", json_string(resource_kind_to_string(f->resource)));
+        json_object_set_new(o, "conflict_class", json_string(conflict_class_to_string(f->conflict)));
         json_object_set_new(o, "effect", json_string(f->effect ? f->effect : ""));
         json_object_set_new(o, "undo", json_string(f->undo ? f->undo : ""));
         json_object_set_new(o, "verify", json_string(f->verify ? f->verify : ""));
@@ -105,7 +107,9 @@ static int list_faults(struct cli_ctx *ctx, bool json, struct mh_error *reterr) 
                 executable += !f->refusal;
                 fprintf(ctx->out, "%-30s %-11s %-8s %4us  %-9s %s\n", f->id,
                         fault_category_to_string(f->category), risk_to_string(f->risk), f->max_duration_s,
-                        f->refusal ? "refused" : mechanism_to_string(f->mechanism),
+                        f->refusal     ? "refused"
+                        : f->mechanism ? f->mechanism
+                                       : "none",
                         f->refusal ? "(catalog only)" : params);
         }
         fprintf(ctx->out,
@@ -149,19 +153,22 @@ static void explain_param(FILE *f, const struct param_spec *p) {
         fputc('\n', f);
 }
 
-static void explain_compensation(FILE *out, const struct fault_def *f) {
-        const struct comp_template *t = comp_template_find(f->id);
-        if (!t) {
+static void explain_compensation(FILE *out, const struct fault_comp *c) {
+        char undo[256], verify[256];
+        if (!c->effect) {
                 fprintf(out, "compensation:  none; the planner refuses this fault\n");
                 return;
         }
-        fprintf(out, "undo ops:      ");
-        for (size_t i = 0; i < t->n_undo; i++)
-                fprintf(out, "%s%s", i ? ", " : "", comp_op_to_string(t->undo[i]));
-        fprintf(out, "\nverify probes: ");
-        for (size_t i = 0; i < t->n_verify; i++)
-                fprintf(out, "%s%s", i ? ", " : "", verify_probe_to_string(t->verify[i]));
-        fprintf(out, "\neffect check:  %s\n", effect_check_to_string(t->effect));
+        strv_join(undo, sizeof(undo), c->undo, fault_comp_n_undo(c), 0);
+        strv_join(verify, sizeof(verify), c->verify, fault_comp_n_verify(c), 0);
+        fprintf(out, "undo ops:      %s\nverify probes: %s\neffect check:  %s\n", undo, verify, c->effect);
+}
+
+static void explain_host_compensation(FILE *out, const struct fault_comp *c) {
+        char undo[256], verify[256];
+        strv_join(undo, sizeof(undo), c->undo, fault_comp_n_undo(c), 0);
+        strv_join(verify, sizeof(verify), c->verify, fault_comp_n_verify(c), 0);
+        fprintf(out, "on a host process: undo %s, verify %s, effect %s\n", undo, verify, c->effect);
 }
 
 static int explain_fault(struct cli_ctx *ctx, const char *id, bool json, struct mh_error *reterr) {
@@ -188,13 +195,18 @@ static int explain_fault(struct cli_ctx *ctx, const char *id, bool json, struct 
                         f->alternative);
                 return 0;
         }
-        fprintf(out, "mechanism:     %s\n", mechanism_to_string(f->mechanism));
+        fprintf(out, "mechanism:     %s\nagent role:    %s (touches its %s; conflict class %s%s)\n",
+                f->mechanism ? f->mechanism : "none in this version", agent_role_to_string(f->role),
+                resource_kind_to_string(f->resource), conflict_class_to_string(f->conflict),
+                conflict_class_stacks(f->conflict) ? ", stacks" : "");
         fprintf(out, "parameters:%s\n", f->n_params ? "" : "    none");
         for (size_t i = 0; i < f->n_params; i++)
                 explain_param(out, &f->params[i]);
         fprintf(out, "effect:        %s\nundo:          %s\nverify:        %s\n", f->effect, f->undo,
                 f->verify);
-        explain_compensation(out, f);
+        explain_compensation(out, &f->comp);
+        if (f->host_comp)
+                explain_host_compensation(out, f->host_comp);
         return 0;
 }
 

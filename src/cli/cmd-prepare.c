@@ -6,8 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/agent-kernel.h"
-#include "fault/net-recipe.h"
+#include "agent/agent-client.h"
 #include "plan/impact.h"
 
 static const struct cli_opt prepare_opts[] = {
@@ -53,20 +52,34 @@ static int run_validate(struct cli_ctx *ctx, const struct cli_args *args, struct
         return 0;
 }
 
+/* The kernel features a local agent reports (it probes them as root);
+ * JSON {"known": false} when it cannot be asked. */
+static json_t *local_kernel(void) {
+        _cleanup_(agent_client_stopp) struct agent_client *agent = NULL;
+        struct agent_client_options o = { .roles = "network", .run_id = "prepare" };
+        json_t *caps = NULL, *kernel = NULL;
+        if (geteuid() == 0 && agent_client_start(&o, &agent, NULL) >= 0 &&
+            agent_client_call(agent, "capabilities.query", json_object(), 30000, &caps, NULL) >= 0)
+                kernel = json_incref(json_object_get(caps, "kernel"));
+        json_decref(caps);
+        return kernel ? kernel : json_pack("{s:b}", "known", false);
+}
+
 /* How each network fault would be delivered on this machine's kernel (the
- * impact gate; a run decides again from its agent's kernel). Not part of the
- * fingerprinted plan: the same drill plans the same on any kernel. */
+ * impact gate, from what a local agent probes; a run decides again from its
+ * own agent's kernel). Not part of the fingerprinted plan: the same drill
+ * plans the same on any kernel. */
 static void add_delivery(const struct plan *pl, json_t *out) {
-        struct kernel_features k = { .known = false };
+        struct impact_kernel k;
         json_t *faults = json_object_get(out, "faults");
         bool any = false;
         for (size_t i = 0; i < pl->n_faults; i++)
-                any = any || net_fault_is_network(pl->faults[i].src->def->id);
+                any = any || pl->faults[i].src->def->net.action != NET_ACTION_NONE;
         if (!any)
                 return;
-        if (geteuid() == 0)
-                kernel_features_detect(&k, NULL);
-        json_object_set_new(out, "kernel", agent_kernel_features_json(&k));
+        json_t *kernel = local_kernel();
+        impact_kernel_from_json(kernel, &k);
+        json_object_set_new(out, "kernel", kernel);
         for (size_t i = 0; i < pl->n_faults && k.known; i++) {
                 const struct plan_fault *f = &pl->faults[i];
                 json_t *params = plan_fault_params_json(f->src);

@@ -4,6 +4,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "engine/engine.h"
 #include "evidence/evidence.h"
@@ -83,6 +84,16 @@ static int sweep(struct cli_ctx *ctx, struct evidence *ev, bool json, struct mh_
         return 0;
 }
 
+/* A run's progress line, time-stamped, on stderr. */
+static void print_progress(void *userdata, const char *line) {
+        FILE *f = userdata;
+        char stamp[16];
+        time_t now = time(NULL);
+        strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
+        fprintf(f, "%s %s\n", stamp, line);
+        fflush(f);
+}
+
 static int execute(
         struct cli_ctx *ctx, const struct cli_args *args, struct cli_inputs *in, struct mh_error *reterr) {
         _cleanup_(engine_freep) struct engine *engine = NULL;
@@ -98,7 +109,8 @@ static int execute(
         const char *ssh_args[] = { "-F", cli_arg(ctx, args, "ssh-config"), NULL };
         struct run_options opt = { .evidence = ev,
                                    .engine = engine,
-                                   .progress = json ? NULL : ctx->err,
+                                   .progress = json ? NULL : print_progress,
+                                   .progress_userdata = ctx->err,
                                    .agent_ssh = cli_arg(ctx, args, "agent"),
                                    .agent_remote_path = cli_arg(ctx, args, "remote-agent"),
                                    .agent_ssh_args = ssh_args[1] ? ssh_args : NULL };

@@ -90,9 +90,6 @@ bool evidence_json_is_empty(const char *text);
 /* The vocabularies of the schema's CHECK constraints, for clear errors. */
 int evidence_run_status_from_string(const char *s);
 int evidence_step_status_from_string(const char *s);
-int evidence_event_kind_from_string(const char *s);
-const char *evidence_event_kind_to_string(int k);
-size_t evidence_event_kind_count(void);
 bool evidence_run_status_is_terminal(const char *s);
 
 /* The run's status, 0 when it exists, -ENOENT ("no run 'X' in DB") when not. */

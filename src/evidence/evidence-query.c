@@ -10,7 +10,7 @@
 #include <stdlib.h>
 
 #include "evidence-internal.h"
-#include "sys/process.h"
+#include "basic/procfs.h"
 
 static int json_fail(const char *op, struct mh_error *reterr) {
         /* jansson reports neither cause; both are possible with caller text. */
@@ -119,16 +119,19 @@ json_t *evidence_lease_json(const struct lease *l, const char *now) {
         bool open = !lease_state_is_safe_terminal(l->state);
         bool overdue = open && l->expires_at[0] && strcmp(now, l->expires_at) > 0;
         return json_pack(
-                "{s:s, s:s, s:s, s:s, s:b, s:b, s:s, s:o, s:o, s:o, s:o, s:I, s:s, s:s, s:s?, s:s?, s:s?, "
-                "s:s?}",
+                "{s:s, s:s, s:s, s:s, s:b, s:b, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:I, s:s, s:s, s:s?, "
+                "s:s?, "
+                "s:s?, s:s?}",
                 "id", l->id, "run_id", l->run_id, "fault_id", l->fault_id, "state",
                 lease_state_to_string(l->state), "open", open, "overdue", overdue, "owner_agent",
                 l->owner_agent, "targets", evidence_parse_json_text(l->targets_json), "undo",
                 evidence_parse_json_text(l->undo_json), "verify", evidence_parse_json_text(l->verify_json),
-                "runtime_identity", evidence_parse_json_text(l->runtime_identity_json), "ttl_seconds",
-                (json_int_t)l->ttl_seconds, "created_at", l->created_at, "expires_at", l->expires_at,
-                "injected_at", empty_to_null(l->injected_at), "released_at", empty_to_null(l->released_at),
-                "release_mechanism", l->release_mechanism, "escalation_notes", l->escalation_notes);
+                "runtime_identity", evidence_parse_json_text(l->runtime_identity_json), "params",
+                evidence_parse_json_text(l->params_json), "net", evidence_parse_json_text(l->net_json),
+                "ttl_seconds", (json_int_t)l->ttl_seconds, "created_at", l->created_at, "expires_at",
+                l->expires_at, "injected_at", empty_to_null(l->injected_at), "released_at",
+                empty_to_null(l->released_at), "release_mechanism", l->release_mechanism, "escalation_notes",
+                l->escalation_notes);
 }
 
 int evidence_leases_json(

@@ -249,12 +249,13 @@ int evidence_step_finish(
 }
 
 int evidence_event(
-        struct evidence *ev, const char *run_id, const char *kind, const char *payload_json,
+        struct evidence *ev, const char *run_id, enum evidence_event_kind kind, const char *payload_json,
         struct mh_error *reterr) {
         static const char op[] = "evidence_event";
+        const char *name = evidence_event_kind_to_string(kind);
         int r;
-        if (evidence_event_kind_from_string(kind) < 0)
-                return bad_value(op, "event kind", kind, reterr);
+        if (!name)
+                return bad_value(op, "event kind", "(out of range)", reterr);
         if (run_id && (r = evidence_check_str(op, "run id", run_id, reterr)) < 0)
                 return r;
         if ((r = evidence_check_json(op, "payload_json", payload_json, JSON_OPTIONAL, reterr)) < 0)
@@ -266,7 +267,7 @@ int evidence_event(
         EVIDENCE_LOCK_SCOPE(ev);
         r = evidence_exec(
                 ev, op, reterr, "INSERT INTO events (run_id, ts, kind, payload_json) VALUES (?, ?, ?, ?)",
-                "tttt", run_id, now, kind, payload_json);
+                "tttt", run_id, now, name, payload_json);
         if (r == -ENOENT)
                 return evidence_no_run(op, run_id, reterr);
         return r < 0 ? r : 0;

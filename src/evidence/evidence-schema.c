@@ -127,7 +127,32 @@ static const char *const migration_1[] = {
         NULL,
 };
 
+/* The lease row holds what the agent binds (params, a network fault's
+ * delivery and addresses), so recovery sends exactly what the run sent.
+ * Event kinds lose their CHECK: the one list is enum evidence_event_kind
+ * (evidence.h), and a CHECK would need this table rebuilt for every new
+ * kind (impact.decided is the first). */
+static const char *const migration_2[] = {
+        "ALTER TABLE fault_leases ADD COLUMN params_json TEXT",
+        "ALTER TABLE fault_leases ADD COLUMN net_json TEXT",
+        "CREATE TABLE events_v2 (\n"
+        "        id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+        "        run_id TEXT REFERENCES runs(id),\n"
+        "        ts TEXT NOT NULL,\n"
+        "        kind TEXT NOT NULL,\n"
+        "        payload_json TEXT\n"
+        ")",
+        "INSERT INTO events_v2 (id, run_id, ts, kind, payload_json) SELECT id, run_id, ts, kind, "
+        "payload_json "
+        "FROM events",
+        "DROP TABLE events",
+        "ALTER TABLE events_v2 RENAME TO events",
+        "CREATE INDEX events_run_id ON events(run_id)",
+        NULL,
+};
+
 const char *const *const evidence_migrations[] = {
         migration_1,
+        migration_2,
 };
 const size_t evidence_n_migrations = ELEMENTSOF(evidence_migrations);

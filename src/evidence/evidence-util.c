@@ -291,31 +291,32 @@ static const char *const step_status_table[] = {
         "cancelled", "bypassed", "target_drift", "failed_to_apply", "resource_conflict",
 };
 
-/* The reference's event kinds (§6); migration 1 checks the same list. */
-static const char *const event_kind_table[] = {
-        "run.started",
-        "run.completed",
-        "run.failed",
-        "run.abort_requested",
-        "run.aborted",
-        "step.started",
-        "step.finished",
-        "step.skipped",
-        "fault.injected",
-        "fault.observed",
-        "fault.recovered",
-        "fault.failed",
-        "tool.executed",
-        "check.evaluated",
-        "criteria.evaluated",
-        "observability.collected",
-        "observability.source_failed",
-        "lease.state_changed",
-        "agent.state_changed",
-        "drift.reported",
-        "safety.refused",
-        "maniac.decision",
+static const char *const evidence_event_kind_table[_EVENT_KIND_MAX] = {
+        [EVENT_RUN_STARTED] = "run.started",
+        [EVENT_RUN_COMPLETED] = "run.completed",
+        [EVENT_RUN_FAILED] = "run.failed",
+        [EVENT_RUN_ABORT_REQUESTED] = "run.abort_requested",
+        [EVENT_RUN_ABORTED] = "run.aborted",
+        [EVENT_STEP_STARTED] = "step.started",
+        [EVENT_STEP_FINISHED] = "step.finished",
+        [EVENT_STEP_SKIPPED] = "step.skipped",
+        [EVENT_FAULT_INJECTED] = "fault.injected",
+        [EVENT_FAULT_OBSERVED] = "fault.observed",
+        [EVENT_FAULT_RECOVERED] = "fault.recovered",
+        [EVENT_FAULT_FAILED] = "fault.failed",
+        [EVENT_TOOL_EXECUTED] = "tool.executed",
+        [EVENT_CHECK_EVALUATED] = "check.evaluated",
+        [EVENT_CRITERIA_EVALUATED] = "criteria.evaluated",
+        [EVENT_OBSERVABILITY_COLLECTED] = "observability.collected",
+        [EVENT_OBSERVABILITY_SOURCE_FAILED] = "observability.source_failed",
+        [EVENT_LEASE_STATE_CHANGED] = "lease.state_changed",
+        [EVENT_AGENT_STATE_CHANGED] = "agent.state_changed",
+        [EVENT_DRIFT_REPORTED] = "drift.reported",
+        [EVENT_SAFETY_REFUSED] = "safety.refused",
+        [EVENT_MANIAC_DECISION] = "maniac.decision",
+        [EVENT_IMPACT_DECIDED] = "impact.decided",
 };
+DEFINE_STRING_TABLE_LOOKUP(evidence_event_kind, enum evidence_event_kind)
 
 int evidence_run_status_from_string(const char *s) {
         return string_table_lookup(run_status_table, ELEMENTSOF(run_status_table), s);
@@ -327,20 +328,6 @@ bool evidence_run_status_is_terminal(const char *s) {
 
 int evidence_step_status_from_string(const char *s) {
         return string_table_lookup(step_status_table, ELEMENTSOF(step_status_table), s);
-}
-
-int evidence_event_kind_from_string(const char *s) {
-        return string_table_lookup(event_kind_table, ELEMENTSOF(event_kind_table), s);
-}
-
-const char *evidence_event_kind_to_string(int k) {
-        if (k < 0 || (size_t)k >= ELEMENTSOF(event_kind_table))
-                return NULL;
-        return event_kind_table[k];
-}
-
-size_t evidence_event_kind_count(void) {
-        return ELEMENTSOF(event_kind_table);
 }
 
 int evidence_no_run(const char *op, const char *run_id, struct mh_error *reterr) {

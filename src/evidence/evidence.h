@@ -80,10 +80,40 @@ int evidence_step_finish(
         struct evidence *ev, const char *step_id, const char *status, const char *error,
         struct mh_error *reterr);
 
-/* kind is one of the reference's event kinds ("run.started", "fault.injected",
- * "lease.state_changed", ...); run_id may be NULL for events of no run. */
+/* The reference's event kinds (§6), and ours after them. */
+enum evidence_event_kind {
+        EVENT_RUN_STARTED,
+        EVENT_RUN_COMPLETED,
+        EVENT_RUN_FAILED,
+        EVENT_RUN_ABORT_REQUESTED,
+        EVENT_RUN_ABORTED,
+        EVENT_STEP_STARTED,
+        EVENT_STEP_FINISHED,
+        EVENT_STEP_SKIPPED,
+        EVENT_FAULT_INJECTED,
+        EVENT_FAULT_OBSERVED,
+        EVENT_FAULT_RECOVERED,
+        EVENT_FAULT_FAILED,
+        EVENT_TOOL_EXECUTED,
+        EVENT_CHECK_EVALUATED,
+        EVENT_CRITERIA_EVALUATED,
+        EVENT_OBSERVABILITY_COLLECTED,
+        EVENT_OBSERVABILITY_SOURCE_FAILED,
+        EVENT_LEASE_STATE_CHANGED,
+        EVENT_AGENT_STATE_CHANGED,
+        EVENT_DRIFT_REPORTED,
+        EVENT_SAFETY_REFUSED,
+        EVENT_MANIAC_DECISION,
+        EVENT_IMPACT_DECIDED, /* how each network fault is delivered on the agent's kernel */
+        _EVENT_KIND_MAX,
+};
+
+const char *evidence_event_kind_to_string(enum evidence_event_kind k); /* "run.started", ... */
+int evidence_event_kind_from_string(const char *s);
+
+/* run_id may be NULL for events of no run. */
 int evidence_event(
-        struct evidence *ev, const char *run_id, const char *kind, const char *payload_json,
+        struct evidence *ev, const char *run_id, enum evidence_event_kind kind, const char *payload_json,
         struct mh_error *reterr);
 int evidence_observation(
         struct evidence *ev, const char *run_id, const char *kind, const char *source, const char *data_json,

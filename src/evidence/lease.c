@@ -46,7 +46,7 @@ bool lease_transition_allowed(enum lease_state from, enum lease_state to) {
 #define LEASE_COLUMNS                                                                                       \
         "id, run_id, fault_id, owner_agent, targets_json, undo_json, verify_json, runtime_identity, "       \
         "release_mechanism, escalation_notes, state, ttl_seconds, created_at, expires_at, injected_at, "    \
-        "released_at"
+        "released_at, params_json, net_json"
 
 static const char *strna(const char *s) {
         return s ? s : "n/a";
@@ -103,6 +103,10 @@ static int lease_from_row(sqlite3_stmt *st, const char *op, struct lease *ret, s
         copy_column(st, 13, l.expires_at, sizeof(l.expires_at));
         copy_column(st, 14, l.injected_at, sizeof(l.injected_at));
         copy_column(st, 15, l.released_at, sizeof(l.released_at));
+        if (dup_column(st, 16, &l.params_json) < 0 || dup_column(st, 17, &l.net_json) < 0) {
+                lease_done(&l);
+                return oom(op, reterr);
+        }
         *ret = l;
         return 0;
 }
@@ -119,6 +123,8 @@ void lease_done(struct lease *l) {
         free(l->runtime_identity_json);
         free(l->release_mechanism);
         free(l->escalation_notes);
+        free(l->params_json);
+        free(l->net_json);
         *l = (struct lease){ .state = LEASE_PENDING };
 }
 
@@ -177,7 +183,9 @@ int lease_create(
             (r = evidence_check_json(op, "undo_json", l->undo_json, JSON_NONEMPTY, reterr)) < 0 ||
             (r = evidence_check_json(op, "verify_json", l->verify_json, JSON_NONEMPTY, reterr)) < 0 ||
             (r = evidence_check_json(
-                     op, "runtime_identity_json", l->runtime_identity_json, JSON_OPTIONAL, reterr)) < 0)
+                     op, "runtime_identity_json", l->runtime_identity_json, JSON_OPTIONAL, reterr)) < 0 ||
+            (r = evidence_check_json(op, "params_json", l->params_json, JSON_OPTIONAL, reterr)) < 0 ||
+            (r = evidence_check_json(op, "net_json", l->net_json, JSON_OPTIONAL, reterr)) < 0)
                 return r;
         unsigned ttl = l->ttl_seconds;
         if ((r = ttl_check(op, &ttl, reterr)) < 0)
@@ -204,14 +212,17 @@ int lease_create(
         r = evidence_exec(
                 ev, op, reterr,
                 "INSERT INTO fault_leases (id, state, owner_agent, undo_json, verify_json, ttl_seconds, "
-                "expires_at, run_id, fault_id, targets_json, created_at, created_epoch_s, runtime_identity) "
-                "VALUES (?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "expires_at, run_id, fault_id, targets_json, created_at, created_epoch_s, runtime_identity, "
+                "params_json, net_json) "
+                "VALUES (?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 "tttt"
                 "It"
                 "tttt"
-                "It",
+                "It"
+                "tt",
                 id, l->owner_agent, l->undo_json, l->verify_json, (int64_t)ttl, expires, l->run_id,
-                l->fault_id, l->targets_json, now, (int64_t)(ms / 1000), l->runtime_identity_json);
+                l->fault_id, l->targets_json, now, (int64_t)(ms / 1000), l->runtime_identity_json,
+                l->params_json, l->net_json);
         if (r < 0)
                 return r;
         r = record_state_change(ev, op, l->run_id, id, l->fault_id, NULL, "pending", NULL, now, reterr);

@@ -57,6 +57,8 @@ struct lease_new {
         const char *undo_json;             /* required, non-empty: the ops that put the target back */
         const char *verify_json;           /* required, non-empty: the probes that prove it */
         const char *runtime_identity_json; /* optional here; required before active */
+        const char *params_json;           /* the fault's typed params, as the agent binds them */
+        const char *net_json;              /* a network fault's delivery and addresses; NULL otherwise */
         unsigned ttl_seconds;              /* 0: LEASE_TTL_DEFAULT_S */
 };
 
@@ -93,7 +95,8 @@ int lease_extend(struct evidence *ev, const char *lease_id, unsigned ttl_seconds
 struct lease {
         char id[LEASE_ID_MAX];
         char *run_id, *fault_id, *owner_agent, *targets_json, *undo_json, *verify_json,
-                *runtime_identity_json, *release_mechanism, *escalation_notes; /* NULL when not set */
+                *runtime_identity_json, *release_mechanism, *escalation_notes, *params_json,
+                *net_json; /* NULL when not set */
         enum lease_state state;
         unsigned ttl_seconds;
         /* RFC 3339 UTC with milliseconds; "" when not set */
@@ -114,8 +117,8 @@ void lease_array_free(struct lease *a, size_t n);
 /* The same as JSON for `mayhem inspect leases`, oldest first: an array of
  * {id, run_id, fault_id, state, open (not released/expired), overdue (open and
  * past expires_at), owner_agent, targets, undo, verify, runtime_identity
- * (parsed JSON), ttl_seconds, created_at, expires_at, injected_at,
- * released_at, release_mechanism, escalation_notes (null when unset)}.
- * -ENOENT when run_id names no run. */
+ * (parsed JSON), params, net (parsed JSON, null when unset), ttl_seconds, created_at, expires_at,
+ * injected_at, released_at, release_mechanism, escalation_notes (null when unset)}. -ENOENT when run_id
+ * names no run. */
 int evidence_leases_json(
         struct evidence *ev, const char *run_id, bool only_open, json_t **ret, struct mh_error *reterr);

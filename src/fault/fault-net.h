@@ -20,17 +20,6 @@ void fault_net_guard_exe_set(const char *exe);
 /* The guardian's body (mayhem-agent guard): waits for stdin to close. */
 int fault_net_guard_run(const struct proc_identity *target, const char *lease_id, struct mh_error *reterr);
 
-int fault_apply_net(struct fault_exec *fx, struct mh_error *reterr);
-/* Undo, by lease id: stops what the agent holds and removes qdiscs of ours
- * from the target's netns; idempotent, and enough after the agent that
- * applied the fault died (recovery). */
-int fault_net_undo(const struct fault_exec *fx, struct mh_error *reterr);
-/* Only what the agent holds (tables, shaper, flap thread, guardian): the
- * undo of faults made of nftables rules alone, which die with their sockets. */
-int fault_net_release(const struct fault_exec *fx);
-/* 1 when something of the lease remains (or, for effect, is in force). */
-int fault_net_residue(const struct fault_exec *fx, char *detail, size_t size);
-
 /* net-rules.c */
-int net_rules_apply(struct net_live *l, const struct fault_exec *fx, struct mh_error *reterr);
+int net_rules_apply(struct net_live *l, struct mh_error *reterr);
 int net_rules_switch(struct net_live *l, bool on, struct mh_error *reterr);

@@ -1,11 +1,16 @@
 #pragma once
 
-/* Fault execution from the host, in-process for now (the agent will call the
- * same functions). A fault is applied by its mechanism (the registry below);
- * it is undone by running the undo ops the planner wrote into its lease, so
- * that recovery needs nothing but the lease: the ops and the identity. */
+/* Fault execution in the agent. Each fault's catalog entry names its
+ * mechanism: one file, one const vtable (struct fault_mechanism), one line in
+ * registry.c. The mechanism applies the fault and implements every undo op,
+ * verify probe and effect check the catalog's compensation names for it
+ * (tests/unit/test-fault.c walks registry x catalog to prove it). Undo needs
+ * nothing but the lease: the fault, the target's identity, the typed params
+ * and what apply recorded to restore, so a new agent (recovery) or the
+ * guardian can undo a fault another process applied. */
 
 #include <jansson.h>
+#include <netinet/in.h>
 #include <stdbool.h>
 
 #include "basic/error.h"
@@ -15,20 +20,21 @@
 #include "sys/process.h"
 
 #define FAULT_DETAIL_MAX 512
+#define FAULT_PARAMS_MAX 16
+#define FAULT_ADDRS_MAX  16
+#define FAULT_STEPS_MAX  4
 
-/* What a lease names: the live container and its main process. */
+/* What a lease names: the live container and its main process, or a plain
+ * host process (engine "host"). */
 struct target_identity {
-        char engine[16];
-        char socket[256];
+        char engine[16]; /* docker, podman, host */
         char container_id[ENGINE_ID_MAX];
         char container_name[256];
         char started_at[48];       /* container start, from the engine */
         struct proc_identity main; /* host pid + start time of the main process; pid 0 when not running */
-        int64_t cpu_quota,
-                cpu_period; /* the cgroup's CPU quota before the fault (-1 unlimited); period 0 = unknown */
 };
 
-/* A plain host process, by pid (> 0) or by name: engine "host", no container. */
+/* A plain host process, by pid (> 0) or by name. */
 int target_identity_of_process(
         int64_t pid, const char *name, struct target_identity *ret, struct mh_error *reterr);
 bool target_is_host_process(const struct target_identity *t);
@@ -37,60 +43,106 @@ int target_identity_resolve(
 json_t *target_identity_json(const struct target_identity *t);
 int target_identity_from_json(const json_t *j, struct target_identity *ret, struct mh_error *reterr);
 
-/* One fault as its executor sees it: everything comes from the lease, so the
- * agent can apply, check and undo it with no drill at hand. */
+/* A lease's params bound against the fault's catalog schema: every param
+ * the schema gives a value (required, or defaulted) is there, typed and in
+ * range; optional ones without a default may be absent. Strings point into
+ * the JSON they were bound from, which must outlive the binding. */
+struct fault_params {
+        const struct fault_def *def;
+        struct param_value v[FAULT_PARAMS_MAX]; /* in the schema's order */
+        bool set[FAULT_PARAMS_MAX];
+};
+
+/* What only the live system knows, added to a network fault's lease by the
+ * runner: the delivery the impact gate chose on the agent's kernel, the
+ * addresses of the fault's peer targets, and the target's own addresses. */
+struct fault_net {
+        bool has_delivery;
+        enum net_delivery delivery;
+        char peers[FAULT_ADDRS_MAX][INET6_ADDRSTRLEN];
+        size_t n_peers;
+        char self[FAULT_ADDRS_MAX][INET6_ADDRSTRLEN];
+        size_t n_self;
+};
+
+struct fault_lives;
+struct fault_mechanism;
+
+/* One fault as its executor sees it. */
 struct fault_exec {
-        struct engine *engine;
-        const char *lease_id; /* names what the fault creates (nft tables, qdiscs) so undo finds it */
-        const char *fault_id;
-        const json_t *params; /* the plan's typed params, {"signal": "SIGKILL", "percent": 50.0, ...} */
+        struct engine *engine;     /* NULL for a host process */
+        struct fault_lives *lives; /* what the agent holds for leases in force (live.h) */
+        const char *lease_id;      /* names what the fault creates (nft tables, qdiscs) so undo finds it */
+        const struct fault_def *def;
+        const struct fault_mechanism *mech;
+        struct fault_params params;
+        struct fault_net net;
         int64_t duration_ms;
         struct target_identity target;
+        /* What apply recorded to put back (the quota, the MTU before the
+         * fault): apply adds to it, undo and the checks read it. Owned by
+         * the caller; an empty object when nothing was recorded. */
+        json_t *restore;
 };
 
-const char *fault_param_str(const struct fault_exec *fx, const char *name, const char *def);
-double fault_param_num(const struct fault_exec *fx, const char *name, double def);
+/* Binds params (the lease's "params") and net (its "net", may be NULL)
+ * for fault def into fx: fills def, mech (NULL when no mechanism applies the
+ * fault in this version), params and net, and leaves the rest. -EINVAL with
+ * the reason for an unknown, missing, mistyped or out-of-range parameter, or
+ * a malformed net context. */
+int fault_exec_bind(
+        struct fault_exec *fx, const struct fault_def *def, const json_t *params, const json_t *net,
+        struct mh_error *reterr);
+
+/* The value of a parameter the schema gives a value (required, or with a
+ * default); naming anything else is a programmer error (assert). */
+const struct param_value *fault_param(const struct fault_exec *fx, const char *name);
+/* NULL when the lease does not give this optional parameter. */
+const struct param_value *fault_param_opt(const struct fault_exec *fx, const char *name);
+
+/* ---- mechanisms ------------------------------------------------------------ */
+
+typedef int (*fault_undo_fn)(const struct fault_exec *fx, struct mh_error *reterr);
+/* One look: *ret says whether the target is back (verify) or the fault is
+ * in force (effect); detail says what was seen. < 0: could not look. */
+typedef int (*fault_look_fn)(const struct fault_exec *fx, bool *ret, char *detail, size_t size);
+
+struct fault_undo_op {
+        const char *name; /* the catalog's name: "engine.unpause" */
+        fault_undo_fn run;
+};
+
+struct fault_look {
+        const char *name;
+        fault_look_fn run;
+};
 
 struct fault_mechanism {
-        const char *fault_id;
+        const char *name; /* what catalog entries name in .mechanism */
         int (*apply)(struct fault_exec *fx, struct mh_error *reterr);
+        /* Every undo op is idempotent: on a fault never applied, or already
+         * undone, it succeeds. Unused slots have a NULL name. */
+        struct fault_undo_op undo[FAULT_STEPS_MAX];
+        struct fault_look verify[FAULT_STEPS_MAX];
+        struct fault_look effect[FAULT_STEPS_MAX];
+        /* Frees what the agent holds for a lease in force (its entry in
+         * fault_lives: sockets, threads, a guardian), which ends the fault
+         * where the kernel ties it to them. NULL: the mechanism holds nothing. */
+        void (*release)(void *live);
 };
 
-/* NULL when this version cannot apply the fault yet. */
-const struct fault_mechanism *fault_mechanism_find(const char *fault_id);
+/* By the name a catalog entry gives; NULL when this version has none. */
+const struct fault_mechanism *fault_mechanism_find(const char *name);
+/* The mechanism of a catalog fault; NULL when it has none here. */
+const struct fault_mechanism *fault_mechanism_of(const struct fault_def *f);
 size_t fault_mechanism_count(void);
 const struct fault_mechanism *fault_mechanism_at(size_t i);
+bool fault_mechanism_has_undo(const struct fault_mechanism *m, const char *name);
+bool fault_mechanism_has_verify(const struct fault_mechanism *m, const char *name);
+bool fault_mechanism_has_effect(const struct fault_mechanism *m, const char *name);
 
-/* Undo ops are idempotent: on a fault never applied, or already undone, they succeed. */
-bool comp_op_supported(enum comp_op op);
-int comp_op_run(enum comp_op op, const struct fault_exec *fx, struct mh_error *reterr);
-/* Every undo op of a lease, in order; stops at the first failure. */
-int comp_ops_run(const enum comp_op *ops, size_t n, const struct fault_exec *fx, struct mh_error *reterr);
-
-/* One look; *ret_ok tells whether the target is back. detail says what was seen. */
-bool verify_probe_supported(enum verify_probe v);
-int verify_probe_run(
-        enum verify_probe v, const struct fault_exec *fx, bool *ret_ok, char *detail, size_t size);
-
-/* One look at whether the fault is in force. */
-bool effect_check_supported(enum effect_check c);
-int effect_check_run(
-        enum effect_check c, const struct fault_exec *fx, bool *ret_in_force, char *detail, size_t size);
-
-/* fault-signal.c and fault-engine.c: the appliers. */
-int fault_apply_proc_pause(struct fault_exec *fx, struct mh_error *reterr);
-int fault_apply_process_stop(struct fault_exec *fx, struct mh_error *reterr);
-int fault_apply_process_kill(struct fault_exec *fx, struct mh_error *reterr);
-int fault_apply_container_pause(struct fault_exec *fx, struct mh_error *reterr);
-int fault_apply_container_kill(struct fault_exec *fx, struct mh_error *reterr);
-int fault_apply_container_restart(struct fault_exec *fx, struct mh_error *reterr);
-int fault_apply_node_service_stop(struct fault_exec *fx, struct mh_error *reterr);
-int fault_apply_cpu_throttle(struct fault_exec *fx, struct mh_error *reterr);
-int fault_apply_crash_loop(struct fault_exec *fx, struct mh_error *reterr);
-
-/* fault-crash-loop.c: the kill/start cadence runs in a thread until stopped. */
-int crash_loop_stop(const char *container_id);
-/* fault-cpu.c: the quota a throttle to percent of the previous allowance sets
- * (all host CPUs when it was unlimited); the kernel's minimum is 1 ms. */
-int64_t cpu_throttle_quota(const struct target_identity *before, double percent, long host_cpus);
-int cpu_quota_restore(const struct target_identity *t, struct mh_error *reterr);
+/* The undo ops names, in order, through fx->mech; stops at the first failure. */
+int fault_undo_run(const struct fault_exec *fx, const char *const *ops, size_t n, struct mh_error *reterr);
+int fault_verify_run(const struct fault_exec *fx, const char *name, bool *ret_ok, char *detail, size_t size);
+int fault_effect_run(
+        const struct fault_exec *fx, const char *name, bool *ret_in_force, char *detail, size_t size);

@@ -1,7 +1,5 @@
 #include "fault.h"
 
-#include "sys/cgroup.h"
-
 #include <stdio.h>
 #include <string.h>
 
@@ -17,46 +15,37 @@ int target_identity_resolve(
         if (r < 0)
                 return r;
         copy(t.engine, sizeof(t.engine), engine_kind_of(e) == ENGINE_PODMAN ? "podman" : "docker");
-        copy(t.socket, sizeof(t.socket), engine_socket(e));
         copy(t.container_id, sizeof(t.container_id), c.id);
         copy(t.container_name, sizeof(t.container_name), c.name);
         copy(t.started_at, sizeof(t.started_at), c.started_at);
         if (c.running && c.pid > 0 && (r = proc_identity_read(c.pid, &t.main, reterr)) < 0)
                 return r;
-        /* Recorded before any fault, so cpu.throttle's undo can put exactly this back. */
-        if (t.main.pid > 0 && cgroup_cpu_quota(&t.main, &t.cpu_quota, &t.cpu_period, NULL) < 0)
-                t.cpu_quota = t.cpu_period = 0;
         *ret = t;
         return 0;
 }
 
 json_t *target_identity_json(const struct target_identity *t) {
         return json_pack(
-                "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s:I, s:I}", "engine", t->engine, "socket", t->socket,
-                "container_id", t->container_id, "container_name", t->container_name, "started_at",
-                t->started_at, "pid", (int)t->main.pid, "pid_start_time", (json_int_t)t->main.start_time,
-                "cpu_quota", (json_int_t)t->cpu_quota, "cpu_period", (json_int_t)t->cpu_period);
+                "{s:s, s:s, s:s, s:s, s:i, s:I}", "engine", t->engine, "container_id", t->container_id,
+                "container_name", t->container_name, "started_at", t->started_at, "pid", (int)t->main.pid,
+                "pid_start_time", (json_int_t)t->main.start_time);
 }
 
 int target_identity_from_json(const json_t *j, struct target_identity *ret, struct mh_error *reterr) {
-        const char *engine = NULL, *socket = NULL, *id = NULL, *name = NULL, *started = NULL;
+        const char *engine = NULL, *id = NULL, *name = NULL, *started = NULL;
         int pid = 0;
-        json_int_t start_time = 0, cpu_quota = 0, cpu_period = 0;
+        json_int_t start_time = 0;
         json_error_t err;
         if (json_unpack_ex(
-                    (json_t *)j, &err, 0, "{s:s, s:s, s:s, s:s, s:s, s:i, s:I, s?I, s?I}", "engine", &engine,
-                    "socket", &socket, "container_id", &id, "container_name", &name, "started_at", &started,
-                    "pid", &pid, "pid_start_time", &start_time, "cpu_quota", &cpu_quota, "cpu_period",
-                    &cpu_period) < 0 ||
+                    (json_t *)j, &err, 0, "{s:s, s:s, s:s, s:s, s:i, s:I}", "engine", &engine,
+                    "container_id", &id, "container_name", &name, "started_at", &started, "pid", &pid,
+                    "pid_start_time", &start_time) < 0 ||
             pid < 0 || start_time < 0)
                 return mh_error_fail(
                         reterr, -EPROTO, "bad_identity", "runtime identity in the lease is malformed: %s",
                         err.text);
-        struct target_identity t = { .main = { .pid = pid, .start_time = (uint64_t)start_time },
-                                     .cpu_quota = cpu_quota,
-                                     .cpu_period = cpu_period };
+        struct target_identity t = { .main = { .pid = pid, .start_time = (uint64_t)start_time } };
         copy(t.engine, sizeof(t.engine), engine);
-        copy(t.socket, sizeof(t.socket), socket);
         copy(t.container_id, sizeof(t.container_id), id);
         copy(t.container_name, sizeof(t.container_name), name);
         copy(t.started_at, sizeof(t.started_at), started);

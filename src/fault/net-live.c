@@ -10,53 +10,17 @@
 
 #include "basic/clock.h"
 #include "basic/macro.h"
+#include "fault/live.h"
 #include "sys/nft-rule.h"
 
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct net_live *live[NET_LIVE_MAX];
-
-static int find_locked(const char *lease_id) {
-        for (int i = 0; i < NET_LIVE_MAX; i++)
-                if (live[i] && strcmp(live[i]->lease_id, lease_id) == 0)
-                        return i;
-        return -ENOENT;
-}
-
-struct net_live *net_live_add(const char *lease_id) {
-        struct net_live *l = NULL;
-        pthread_mutex_lock(&lock);
-        for (int i = 0; i < NET_LIVE_MAX && find_locked(lease_id) < 0; i++)
-                if (!live[i]) {
-                        l = live[i] = calloc(1, sizeof(*l));
-                        if (l) {
-                                snprintf(l->lease_id, sizeof(l->lease_id), "%s", lease_id);
-                                l->guard_fd = -EBADF;
-                        }
-                        break;
-                }
-        pthread_mutex_unlock(&lock);
+struct net_live *net_live_new(const char *lease_id, struct fault_lives *lives) {
+        struct net_live *l = calloc(1, sizeof(*l));
+        if (!l)
+                return NULL;
+        snprintf(l->lease_id, sizeof(l->lease_id), "%s", lease_id);
+        l->guard_fd = -EBADF;
+        l->lives = lives;
         return l;
-}
-
-struct net_live *net_live_take(const char *lease_id) {
-        struct net_live *l = NULL;
-        pthread_mutex_lock(&lock);
-        int i = find_locked(lease_id);
-        if (i >= 0) {
-                l = live[i];
-                live[i] = NULL;
-        }
-        pthread_mutex_unlock(&lock);
-        return l;
-}
-
-bool net_live_has(const char *lease_id, uint16_t *ret_queue) {
-        pthread_mutex_lock(&lock);
-        int i = find_locked(lease_id);
-        if (i >= 0 && ret_queue)
-                *ret_queue = live[i]->queue;
-        pthread_mutex_unlock(&lock);
-        return i >= 0;
 }
 
 /* The guardian exits at once on "release"; it is reaped here, and killed if
@@ -87,23 +51,21 @@ struct closing {
         size_t n;
 };
 
-static void *close_tables(void *arg) {
+static void close_tables(void *arg) {
         struct closing *c = arg;
         for (size_t i = 0; i < c->n; i++)
                 nft_owner_table_free(c->tables[i]);
         free(c);
-        return NULL;
 }
 
 /* The tables are deleted by the time this returns; their sockets are closed
- * in a thread of their own, since the kernel's release of an nftables socket
- * waits for the deletion's RCU grace period (Linux 6.x: several ms). */
+ * by background work of the registry, since the kernel's release of an
+ * nftables socket waits for the deletion's RCU grace period (Linux 6.x:
+ * several ms). */
 static void tables_delete(struct net_live *l) {
         if (l->n_tables == 0)
                 return;
         struct closing *c = calloc(1, sizeof(*c));
-        pthread_t t;
-        pthread_attr_t attr;
         for (size_t i = 0; i < l->n_tables; i++)
                 nft_owner_table_delete(l->tables[i], NULL);
         if (!c) {
@@ -115,11 +77,10 @@ static void tables_delete(struct net_live *l) {
         memcpy(c->tables, l->tables, l->n_tables * sizeof(l->tables[0]));
         c->n = l->n_tables;
         l->n_tables = 0;
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        if (pthread_create(&t, &attr, close_tables, c) != 0)
+        if (l->lives)
+                fault_lives_spawn(l->lives, close_tables, c);
+        else
                 close_tables(c);
-        pthread_attr_destroy(&attr);
 }
 
 void net_live_free(struct net_live *l) {
@@ -132,6 +93,5 @@ void net_live_free(struct net_live *l) {
         l->shaper = shaper_free(l->shaper);
         tables_delete(l);
         guard_release(l);
-        json_decref(l->params);
         free(l);
 }

@@ -72,7 +72,7 @@ static int apply(struct rtnl *rt, const char *lease_id, const struct net_recipe 
         for (size_t i = 0; i < n && l.n < NET_LINKS_MAX; i++)
                 if (strcmp(all[i].name, "lo") != 0 && strcmp(all[i].kind, "ifb") != 0)
                         snprintf(l.name[l.n++], IF_NAMESIZE, "%s", all[i].name);
-        if (rc->dirs & NET_DIR_INGRESS) {
+        if (rc->dirs & NET_SIDE_INGRESS) {
                 net_ifb_name(lease_id, ifb_name);
                 if ((r = rtnl_ifb_create(rt, ifb_name, &ifb, e)) < 0 ||
                     (r = rtnl_link_set_up(rt, ifb, e)) < 0 || (r = qdisc_add(rt, ifb, rc, e)) < 0)
@@ -81,10 +81,10 @@ static int apply(struct rtnl *rt, const char *lease_id, const struct net_recipe 
         for (size_t i = 0; i < l.n; i++) {
                 if ((r = rtnl_link_ifindex(rt, l.name[i], &ifx, e)) < 0)
                         return r;
-                if ((rc->dirs & NET_DIR_EGRESS) && (r = qdisc_add(rt, ifx, rc, e)) < 0)
+                if ((rc->dirs & NET_SIDE_EGRESS) && (r = qdisc_add(rt, ifx, rc, e)) < 0)
                         return r;
-                if ((rc->dirs & NET_DIR_INGRESS) && ((r = rtnl_qdisc_ingress_add(rt, ifx, e)) < 0 ||
-                                                     (r = rtnl_filter_redirect_add(rt, ifx, ifb, e)) < 0))
+                if ((rc->dirs & NET_SIDE_INGRESS) && ((r = rtnl_qdisc_ingress_add(rt, ifx, e)) < 0 ||
+                                                      (r = rtnl_filter_redirect_add(rt, ifx, ifb, e)) < 0))
                         return r;
         }
         return 0;

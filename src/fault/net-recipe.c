@@ -17,10 +17,10 @@ struct scope {
 
 static unsigned dirs_of(const char *direction) {
         if (strcmp(direction, "ingress") == 0)
-                return NET_DIR_INGRESS;
+                return NET_SIDE_INGRESS;
         if (strcmp(direction, "both") == 0)
-                return NET_DIR_EGRESS | NET_DIR_INGRESS;
-        return NET_DIR_EGRESS;
+                return NET_SIDE_EGRESS | NET_SIDE_INGRESS;
+        return NET_SIDE_EGRESS;
 }
 
 static enum nft_l4 l4_of(const char *protocol) {
@@ -29,24 +29,9 @@ static enum nft_l4 l4_of(const char *protocol) {
                                               : NFT_L4_ANY;
 }
 
-static int peers_of(const struct fault_exec *fx, struct scope *sc, struct mh_error *reterr) {
-        const json_t *peers = json_object_get(fx->params, NET_PARAM_PEERS);
-        size_t i;
-        const json_t *v;
-        if (json_array_size(peers) > NFT_RULE_PEERS_MAX)
-                return mh_error_fail(
-                        reterr, -EINVAL, "too_many_peers", "%s: %zu peer addresses, at most %d",
-                        fx->fault_id, json_array_size(peers), NFT_RULE_PEERS_MAX);
-        json_array_foreach(peers, i, v) {
-                const char *a = json_string_value(v);
-                unsigned char buf[16];
-                if (!a || (inet_pton(AF_INET, a, buf) != 1 && inet_pton(AF_INET6, a, buf) != 1))
-                        return mh_error_fail(
-                                reterr, -EINVAL, "bad_peer", "%s: peer %s is not an IP address",
-                                fx->fault_id, a ? a : "(not a string)");
-                sc->peers[sc->n_peers++] = a;
-        }
-        return 0;
+static void peers_of(const struct fault_net *net, struct scope *sc) {
+        for (size_t i = 0; i < net->n_peers && sc->n_peers < NFT_RULE_PEERS_MAX; i++)
+                sc->peers[sc->n_peers++] = net->peers[i];
 }
 
 /* Rules for one direction and one transport protocol. */
@@ -72,7 +57,7 @@ static void add_l4(
 
 static void add_rules(struct net_recipe *rc, const struct scope *sc, const struct nft_rule_spec *tpl) {
         for (int in = 0; in < 2; in++) {
-                if (!(sc->dirs & (in ? NET_DIR_INGRESS : NET_DIR_EGRESS)))
+                if (!(sc->dirs & (in ? NET_SIDE_INGRESS : NET_SIDE_EGRESS)))
                         continue;
                 if (sc->l4 == NFT_L4_ANY && (sc->port || tpl->action == NFT_ACTION_CORRUPT)) {
                         add_l4(rc, sc, in, NFT_L4_TCP, tpl);
@@ -87,54 +72,65 @@ static unsigned probability_of(double percent) {
         return p >= NFT_PROBABILITY_SCALE ? NFT_PROBABILITY_SCALE : p < 1 ? 1 : (unsigned)p;
 }
 
-static uint32_t ms_param(const struct fault_exec *fx, const char *name, double def) {
-        double v = fault_param_num(fx, name, def);
+static uint32_t ms_of(int64_t v) {
         return v <= 0 ? 0 : v >= SHAPER_DELAY_MAX_MS ? SHAPER_DELAY_MAX_MS : (uint32_t)v;
 }
 
-/* ---- one builder per fault ---------------------------------------------- */
+/* The share of packets the fault affects, percent: its share param, or all. */
+static double share_of(const struct fault_exec *fx) {
+        return fx->def->net.share ? fault_param(fx, fx->def->net.share)->f : 100;
+}
+
+/* ---- one builder per action ---------------------------------------------- */
 
 static void shape_queue(struct net_recipe *rc, const struct scope *sc) {
         add_rules(
                 rc, sc, &(struct nft_rule_spec){ .action = NFT_ACTION_QUEUE, .queue = { .bypass = true } });
 }
 
+/* Faults on a dependency's port have a delay but no jitter. */
 static void delay(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
-        rc->shaper.delay_ms = rc->netem_delay_ms = ms_param(fx, "delay_ms", 100);
-        rc->shaper.jitter_ms = rc->netem_jitter_ms = ms_param(fx, "jitter_ms", 0);
+        const struct param_value *jitter = fault_param_opt(fx, "jitter_ms");
+        rc->shaper.delay_ms = rc->netem_delay_ms = ms_of(fault_param(fx, "delay_ms")->i);
+        rc->shaper.jitter_ms = rc->netem_jitter_ms = jitter ? ms_of(jitter->i) : 0;
         shape_queue(rc, sc);
 }
 
 static void reorder(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
-        rc->shaper.reorder_percent = (uint32_t)(fault_param_num(fx, "percent", 30) + 0.5);
-        rc->shaper.reorder_delay_ms = rc->netem_delay_ms = ms_param(fx, "delay_ms", 50);
-        rc->netem_reorder = fault_param_num(fx, "percent", 30);
+        rc->netem_reorder = fault_param(fx, "percent")->f;
+        rc->shaper.reorder_percent = (uint32_t)(rc->netem_reorder + 0.5);
+        rc->shaper.reorder_delay_ms = rc->netem_delay_ms = ms_of(fault_param(fx, "delay_ms")->i);
         shape_queue(rc, sc);
 }
 
 static void bandwidth(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
-        double bits = fault_param_num(fx, "rate", 8e6), burst = fault_param_num(fx, "burst", 10240);
-        rc->shaper.rate_bps = bits < SHAPER_RATE_MIN_BPS ? SHAPER_RATE_MIN_BPS : (uint64_t)bits;
+        uint64_t bits = fault_param(fx, "rate")->u, burst = fault_param(fx, "burst")->u;
+        rc->shaper.rate_bps = bits < SHAPER_RATE_MIN_BPS ? SHAPER_RATE_MIN_BPS : bits;
         rc->rate_bytes_per_s = rc->shaper.rate_bps / 8;
-        rc->shaper.burst_bytes = rc->burst_bytes = burst < 1024 ? 1024 : (uint32_t)burst;
+        rc->shaper.burst_bytes = rc->burst_bytes = burst < 1024         ? 1024
+                                                   : burst > UINT32_MAX ? UINT32_MAX
+                                                                        : (uint32_t)burst;
         shape_queue(rc, sc);
 }
 
-static void drop(
-        const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc, double percent) {
+static void drop(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
+        rc->netem_loss = share_of(fx);
         add_rules(
                 rc, sc,
                 &(struct nft_rule_spec){ .action = NFT_ACTION_DROP,
-                                         .probability = probability_of(percent) });
+                                         .probability = probability_of(rc->netem_loss) });
 }
 
-static void packet_loss(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
-        rc->netem_loss = fault_param_num(fx, "percent", 10);
-        drop(fx, rc, sc, rc->netem_loss);
+static void flap(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
+        rc->flap_interval_ms = fault_param(fx, "interval")->i;
+        rc->flap_probability = fault_param(fx, "failure_probability")->f;
+        add_rules(
+                rc, sc,
+                &(struct nft_rule_spec){ .action = NFT_ACTION_DROP, .probability = probability_of(100) });
 }
 
 static void corrupt(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
-        rc->netem_corrupt = fault_param_num(fx, "percent", 1);
+        rc->netem_corrupt = share_of(fx);
         add_rules(
                 rc, sc,
                 &(struct nft_rule_spec){ .action = NFT_ACTION_CORRUPT,
@@ -145,10 +141,10 @@ static void corrupt(const struct fault_exec *fx, struct net_recipe *rc, const st
 /* The copies need the target's own address (ingress) or its devices (egress),
  * which the agent fills in when it builds the rules. */
 static void duplicate(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
-        rc->netem_duplicate = fault_param_num(fx, "percent", 10);
+        rc->netem_duplicate = share_of(fx);
         rc->dup_probability = probability_of(rc->netem_duplicate);
-        rc->dup_ingress_self = sc->dirs & NET_DIR_INGRESS;
-        rc->dup_egress = sc->dirs & NET_DIR_EGRESS;
+        rc->dup_ingress_self = sc->dirs & NET_SIDE_INGRESS;
+        rc->dup_egress = sc->dirs & NET_SIDE_EGRESS;
         add_rules(
                 rc, sc,
                 &(struct nft_rule_spec){ .action = NFT_ACTION_DUP_ADDR,
@@ -163,8 +159,7 @@ static void reset(const struct fault_exec *fx, struct net_recipe *rc, const stru
                 rc, &tcp,
                 &(struct nft_rule_spec){ .action = NFT_ACTION_REJECT_TCP_RESET,
                                          .tcp_flags = NFT_TCP_FLAGS_NOT_SYN,
-                                         .probability =
-                                                 probability_of(fault_param_num(fx, "probability", 100)) });
+                                         .probability = probability_of(share_of(fx)) });
 }
 
 /* TCP: a reset to the SYN; UDP: ICMP port unreachable; any: both. */
@@ -183,98 +178,47 @@ static void refuse(const struct fault_exec *fx, struct net_recipe *rc, const str
         }
 }
 
-static void partition(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
-        drop(fx, rc, sc, 100);
-}
-
-static void flap(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
-        rc->flap_interval_ms = (int64_t)fault_param_num(fx, "interval", 10000);
-        rc->flap_probability = fault_param_num(fx, "failure_probability", 50);
-        drop(fx, rc, sc, 100);
-}
-
-static void dns_drop(const struct fault_exec *fx, struct net_recipe *rc, const struct scope *sc) {
-        drop(fx, rc, sc, fault_param_num(fx, "probability", 80));
-}
-
 typedef void (*builder)(const struct fault_exec *, struct net_recipe *, const struct scope *);
 
-/* side: where a fault without a direction param acts (net-recipe.h);
- * either: the port param means "to or from" (the shaping faults' scope). */
-static const struct {
-        const char *fault_id;
-        builder build;
-        unsigned side;
-        bool either;
-        uint16_t fixed_port;  /* dns */
-        const char *protocol; /* fixed protocol, NULL: the protocol param */
-} recipes[] = {
-        { "db.query_error", reset, NET_DIR_INGRESS, false, 0, "tcp" },
-        { "db.slow_query", delay, NET_DIR_INGRESS, false, 0, "tcp" },
-        { "dependency.block", partition, NET_DIR_EGRESS, false, 0, NULL },
-        { "dependency.connection_refuse", refuse, NET_DIR_EGRESS, false, 0, NULL },
-        { "dependency.flap", flap, NET_DIR_EGRESS, false, 0, NULL },
-        { "dependency.timeout", delay, NET_DIR_EGRESS, false, 0, NULL },
-        { "dns.timeout", dns_drop, NET_DIR_EGRESS, false, 53, "any" },
-        { "net.bandwidth", bandwidth, 0, true, 0, NULL },
-        { "net.connection_refuse", refuse, NET_DIR_INGRESS, false, 0, NULL },
-        { "net.connection_reset", reset, NET_DIR_INGRESS, false, 0, "tcp" },
-        { "net.corrupt", corrupt, 0, true, 0, NULL },
-        { "net.duplicate", duplicate, 0, true, 0, NULL },
-        { "net.latency", delay, 0, true, 0, NULL },
-        { "net.packet_loss", packet_loss, 0, true, 0, NULL },
-        { "net.partition", partition, 0, true, 0, "any" },
-        { "net.reorder", reorder, 0, true, 0, NULL },
-        { "tls.handshake_failure", reset, NET_DIR_INGRESS, false, 0, "tcp" },
+static const builder builders[_NET_ACTION_MAX] = {
+        [NET_ACTION_DELAY] = delay,     [NET_ACTION_REORDER] = reorder, [NET_ACTION_RATE] = bandwidth,
+        [NET_ACTION_DROP] = drop,       [NET_ACTION_FLAP] = flap,       [NET_ACTION_DUPLICATE] = duplicate,
+        [NET_ACTION_CORRUPT] = corrupt, [NET_ACTION_RESET] = reset,     [NET_ACTION_REFUSE] = refuse,
 };
 
-static int find(const char *fault_id) {
-        for (size_t i = 0; fault_id && i < ELEMENTSOF(recipes); i++)
-                if (strcmp(recipes[i].fault_id, fault_id) == 0)
-                        return (int)i;
-        return -ENOENT;
+static void scope_of(const struct fault_exec *fx, const struct fault_net *net, struct scope *sc) {
+        const struct net_facts *nf = &fx->def->net;
+        const struct param_value *port = nf->fixed_port ? NULL : fault_param_opt(fx, "port");
+        int64_t p = nf->fixed_port ? nf->fixed_port : port ? port->i : 0;
+        *sc = (struct scope){ .dirs = nf->side ? nf->side : dirs_of(fault_param(fx, "direction")->s),
+                              .port = p > 0 && p <= 65535 ? (uint16_t)p : 0,
+                              .port_either = nf->port_either,
+                              .l4 = l4_of(nf->protocol ? nf->protocol : fault_param(fx, "protocol")->s) };
+        peers_of(net, sc);
 }
 
-bool net_fault_is_network(const char *fault_id) {
-        return find(fault_id) >= 0;
-}
-
-static int scope_of(const struct fault_exec *fx, int i, struct scope *sc, struct mh_error *reterr) {
-        const char *proto =
-                recipes[i].protocol ? recipes[i].protocol : fault_param_str(fx, "protocol", "any");
-        double port = recipes[i].fixed_port ? recipes[i].fixed_port : fault_param_num(fx, "port", 0);
-        *sc = (struct scope){ .dirs = recipes[i].side ? recipes[i].side
-                                                      : dirs_of(fault_param_str(fx, "direction", "egress")),
-                              .port = port > 0 && port <= 65535 ? (uint16_t)port : 0,
-                              .port_either = recipes[i].either,
-                              .l4 = l4_of(proto) };
-        return peers_of(fx, sc, reterr);
-}
-
-int net_recipe_build(const struct fault_exec *fx, struct net_recipe *ret, struct mh_error *reterr) {
-        int i = find(fx->fault_id), d;
+int net_recipe_build(
+        const struct fault_exec *fx, const struct fault_net *net, struct net_recipe *ret,
+        struct mh_error *reterr) {
+        const struct net_facts *nf = &fx->def->net;
         struct scope sc;
-        if (i < 0)
+        if (nf->action == NET_ACTION_NONE || !builders[nf->action])
                 return mh_error_fail(
-                        reterr, -EINVAL, "not_network", "%s is not a network fault", fx->fault_id);
-        const char *delivery = fault_param_str(fx, NET_PARAM_DELIVERY, NULL);
-        if (!delivery || (d = net_delivery_from_string(delivery)) < 0)
+                        reterr, -EINVAL, "not_network", "%s is not a network fault", fx->def->id);
+        if (!net->has_delivery)
                 return mh_error_fail(
                         reterr, -EINVAL, "no_delivery",
-                        "%s: the lease names no delivery (%s); the runner decides it from the agent's "
-                        "kernel",
-                        fx->fault_id, delivery ? delivery : "absent");
-        int r = scope_of(fx, i, &sc, reterr);
-        if (r < 0)
-                return r;
+                        "%s: the lease names no delivery; the runner decides it from the agent's kernel",
+                        fx->def->id);
+        scope_of(fx, net, &sc);
         /* A fault on a port without one would act on every port: never wider
          * than asked (the plan always has it; a lease from elsewhere may not). */
-        if (recipes[i].side && !sc.port)
-                return mh_error_fail(reterr, -EINVAL, "no_port", "%s needs a port (1..65535)", fx->fault_id);
-        struct net_recipe rc = { .delivery = (enum net_delivery)d,
+        if (nf->side && !sc.port)
+                return mh_error_fail(reterr, -EINVAL, "no_port", "%s needs a port (1..65535)", fx->def->id);
+        struct net_recipe rc = { .delivery = net->delivery,
                                  .dirs = sc.dirs,
                                  .scoped = sc.n_peers > 0 || sc.port || sc.l4 != NFT_L4_ANY };
-        recipes[i].build(fx, &rc, &sc);
+        builders[nf->action](fx, &rc, &sc);
         *ret = rc;
         return 0;
 }

@@ -1,10 +1,10 @@
 #pragma once
 
-/* What a network fault does, worked out from its lease alone (fault id, typed
- * params, the delivery the impact gate chose, the peers' addresses the runner
- * resolved) before anything is touched: the nftables rules to add, the
- * shaper's config, the qdisc to attach. No I/O here, so the unit tests can
- * walk every fault.
+/* What a network fault does, worked out from its lease alone (the catalog's
+ * network facts of the fault, its typed params, the delivery the impact gate
+ * chose, the peers' addresses the runner resolved) before anything is
+ * touched: the nftables rules to add, the shaper's config, the qdisc to
+ * attach. No I/O here, so the unit tests can walk every fault.
  *
  * Directions: egress is what the target sends (the output hook), ingress
  * what it receives (the input hook). A fault "to port P" matches dport P on
@@ -12,10 +12,9 @@
  * port param of the shaping faults) matches dport or sport P, two rules. Peers
  * narrow egress by destination and ingress by source.
  *
- * Which side a fault without a direction param acts on:
- *   net.connection_reset/refuse, tls.handshake_failure, db.* : ingress (the
- *     target serves port: its clients are refused, reset, slowed);
- *   dependency.*, dns.timeout : egress (the target's calls to port fail). */
+ * Which side a fault without a direction param acts on is the catalog's
+ * net.side: ingress for faults on a port the target serves (its clients are
+ * refused, reset, slowed), egress for faults on its calls to a port. */
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,9 +25,7 @@
 #include "shaper/shaper.h"
 #include "sys/nft-rule.h"
 
-#define NET_RULES_MAX   16
-#define NET_DIR_EGRESS  1u
-#define NET_DIR_INGRESS 2u
+#define NET_RULES_MAX 16
 
 struct net_rule {
         bool ingress; /* input hook (else output) */
@@ -37,7 +34,7 @@ struct net_rule {
 
 struct net_recipe {
         enum net_delivery delivery;
-        unsigned dirs; /* NET_DIR_* */
+        unsigned dirs; /* NET_SIDE_* (catalog.h) */
         bool scoped;   /* peers, port or protocol narrow it: qdiscs cannot, rules must */
 
         /* NFT: the rules; SHAPER: the queue rules feeding the shaper (action
@@ -61,16 +58,9 @@ struct net_recipe {
         uint32_t netem_delay_ms, netem_jitter_ms;
 };
 
-/* The lease params the runner adds to the plan's: "delivery" (net_delivery
- * name), "peers" (the addresses of the fault's peer targets), "self" (the
- * target's own addresses, for ingress duplicate). */
-#define NET_PARAM_DELIVERY "delivery"
-#define NET_PARAM_PEERS    "peers"
-#define NET_PARAM_SELF     "self"
-
-bool net_fault_is_network(const char *fault_id);
-
-/* The recipe's peer addresses point into fx->params: keep them while it is
- * used. -EINVAL with the reason when the lease's params cannot be delivered (an
- * unknown delivery, a peer that is not an address literal, too many). */
-int net_recipe_build(const struct fault_exec *fx, struct net_recipe *ret, struct mh_error *reterr);
+/* -EINVAL with the reason when the lease cannot be delivered: no delivery,
+ * a port-bound fault without a port, not a network fault. The recipe's peer
+ * addresses point into net: keep it while the recipe is used. */
+int net_recipe_build(
+        const struct fault_exec *fx, const struct fault_net *net, struct net_recipe *ret,
+        struct mh_error *reterr);

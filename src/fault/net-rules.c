@@ -54,13 +54,10 @@ static int add_one(
 /* Ingress copies: to each of the target's own addresses (the copy is
  * delivered a second time through lo). */
 static int add_dup_self(
-        struct net_live *l, struct nft_owner_table *t, const struct net_rule *nr, const json_t *self,
-        struct mh_error *e) {
-        size_t i;
-        const json_t *v;
-        json_array_foreach(self, i, v) {
-                const char *a = json_string_value(v);
-                int af = a ? family_of(a) : -1, ta = table_af(t);
+        struct net_live *l, struct nft_owner_table *t, const struct net_rule *nr, struct mh_error *e) {
+        for (size_t i = 0; i < l->net.n_self; i++) {
+                const char *a = l->net.self[i];
+                int af = family_of(a), ta = table_af(t);
                 if (af < 0 || (ta && ta != af))
                         continue;
                 struct nft_rule_spec s = nr->spec;
@@ -74,13 +71,15 @@ static int add_dup_self(
         return 0;
 }
 
-static int add_rules(struct net_live *l, struct nft_owner_table *t, const json_t *self, struct mh_error *e) {
+/* self: also the ingress copies to the target's own addresses (only when
+ * the table is first filled, not when dependency.flap switches it on). */
+static int add_rules(struct net_live *l, struct nft_owner_table *t, bool self, struct mh_error *e) {
         for (size_t i = 0; i < l->rc.n_rules; i++) {
                 const struct net_rule *nr = &l->rc.rules[i];
                 struct nft_rule_spec s = nr->spec;
                 int r = 0;
                 if (s.action == NFT_ACTION_DUP_ADDR) {
-                        if (nr->ingress && (r = add_dup_self(l, t, nr, self, e)) < 0)
+                        if (nr->ingress && self && (r = add_dup_self(l, t, nr, e)) < 0)
                                 return r;
                         continue; /* egress copies live in the netdev table */
                 }
@@ -131,13 +130,12 @@ static int add_dup_egress(struct net_live *l, struct mh_error *e) {
 
 /* The lease's tables (and, for the shaper, its queue) in one visit to the
  * target's netns; then chains and rules through the tables' sockets. */
-int net_rules_apply(struct net_live *l, const struct fault_exec *fx, struct mh_error *reterr) {
+int net_rules_apply(struct net_live *l, struct mh_error *reterr) {
         /* One inet table, unless the rules need what exists in the ip and ip6
          * families only: dup to an address, the xt NFQUEUE target. */
         static const char *const split[] = { "ip", "ip6" }, *const inet[] = { "inet" };
         bool queue = l->rc.delivery == NET_DELIVERY_SHAPER;
         bool per_family = l->rc.dup_ingress_self || (queue && nft_queue_supported(NULL) != 1);
-        const json_t *self = json_object_get(fx->params, NET_PARAM_SELF);
         struct net_sockets so;
         int r = net_ns_sockets_open(
                 &l->target, l->lease_id, per_family ? split : inet, per_family ? 2 : 1, queue, &so, reterr);
@@ -151,7 +149,7 @@ int net_rules_apply(struct net_live *l, const struct fault_exec *fx, struct mh_e
         for (size_t i = 0; i < l->n_tables && r >= 0; i++)
                 if ((r = add_chains(l->tables[i], l->rc.dup_ingress_self, reterr)) >= 0 &&
                     !l->rc.flap_interval_ms)
-                        r = add_rules(l, l->tables[i], self, reterr);
+                        r = add_rules(l, l->tables[i], true, reterr);
         if (r >= 0 && l->rc.dup_egress)
                 r = add_dup_egress(l, reterr);
         return r;
@@ -164,7 +162,7 @@ int net_rules_switch(struct net_live *l, bool on, struct mh_error *reterr) {
                 if (strcmp(nft_owner_table_family(t), "netdev") == 0)
                         continue;
                 if (on)
-                        r = add_rules(l, t, NULL, reterr);
+                        r = add_rules(l, t, false, reterr);
                 else if ((r = nft_chain_flush(t, CHAIN_IN, reterr)) >= 0)
                         r = nft_chain_flush(t, CHAIN_OUT, reterr);
         }

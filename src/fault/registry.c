@@ -1,48 +1,39 @@
 #include "fault.h"
 
-#include "fault/fault-net.h"
-
+#include <stdio.h>
 #include <string.h>
 
-/* Every fault this version can apply, one line each. Undo is not listed: it
- * is the planner's undo ops, run by comp_op_run() (test-fault checks that every
- * op a registered fault needs is supported). */
+#include "basic/macro.h"
+
+/* Every mechanism of this version, one line each (the vtables live in their
+ * files). A catalog fault whose .mechanism names none of these is planned
+ * but refused before anything is touched. */
 #define FAULT_MECHANISMS(X)                                                                                 \
-        X("db.query_error", fault_apply_net)                                                                \
-        X("db.slow_query", fault_apply_net)                                                                 \
-        X("container.kill", fault_apply_container_kill)                                                     \
-        X("container.pause", fault_apply_container_pause)                                                   \
-        X("container.restart", fault_apply_container_restart)                                               \
-        X("cpu.throttle", fault_apply_cpu_throttle)                                                         \
-        X("dependency.block", fault_apply_net)                                                              \
-        X("dependency.connection_refuse", fault_apply_net)                                                  \
-        X("dependency.flap", fault_apply_net)                                                               \
-        X("dependency.timeout", fault_apply_net)                                                            \
-        X("dns.timeout", fault_apply_net)                                                                   \
-        X("net.bandwidth", fault_apply_net)                                                                 \
-        X("net.connection_refuse", fault_apply_net)                                                         \
-        X("net.connection_reset", fault_apply_net)                                                          \
-        X("net.corrupt", fault_apply_net)                                                                   \
-        X("net.duplicate", fault_apply_net)                                                                 \
-        X("net.latency", fault_apply_net)                                                                   \
-        X("net.packet_loss", fault_apply_net)                                                               \
-        X("net.partition", fault_apply_net)                                                                 \
-        X("net.reorder", fault_apply_net)                                                                   \
-        X("node.service_stop", fault_apply_node_service_stop)                                               \
-        X("process.crash_loop", fault_apply_crash_loop)                                                     \
-        X("proc.pause", fault_apply_proc_pause)                                                             \
-        X("process.kill", fault_apply_process_kill)                                                         \
-        X("process.stop", fault_apply_process_stop)                                                         \
-        X("tls.handshake_failure", fault_apply_net)
+        X(fault_signal_stop)                                                                                \
+        X(fault_signal_term)                                                                                \
+        X(fault_signal_kill)                                                                                \
+        X(fault_engine_pause)                                                                               \
+        X(fault_engine_kill)                                                                                \
+        X(fault_engine_restart)                                                                             \
+        X(fault_engine_stop)                                                                                \
+        X(fault_crash_loop)                                                                                 \
+        X(fault_cgroup_cpu)                                                                                 \
+        X(fault_net)
 
-#define AS_ENTRY(id, fn) { .fault_id = id, .apply = fn },
-static const struct fault_mechanism mechanisms[] = { FAULT_MECHANISMS(AS_ENTRY) };
+#define AS_DECLARATION(m) extern const struct fault_mechanism m;
+FAULT_MECHANISMS(AS_DECLARATION)
+#define AS_ENTRY(m) &m,
+static const struct fault_mechanism *const mechanisms[] = { FAULT_MECHANISMS(AS_ENTRY) };
 
-const struct fault_mechanism *fault_mechanism_find(const char *fault_id) {
-        for (size_t i = 0; i < ELEMENTSOF(mechanisms); i++)
-                if (strcmp(mechanisms[i].fault_id, fault_id) == 0)
-                        return &mechanisms[i];
+const struct fault_mechanism *fault_mechanism_find(const char *name) {
+        for (size_t i = 0; name && i < ELEMENTSOF(mechanisms); i++)
+                if (strcmp(mechanisms[i]->name, name) == 0)
+                        return mechanisms[i];
         return NULL;
+}
+
+const struct fault_mechanism *fault_mechanism_of(const struct fault_def *f) {
+        return f ? fault_mechanism_find(f->mechanism) : NULL;
 }
 
 size_t fault_mechanism_count(void) {
@@ -50,5 +41,72 @@ size_t fault_mechanism_count(void) {
 }
 
 const struct fault_mechanism *fault_mechanism_at(size_t i) {
-        return i < ELEMENTSOF(mechanisms) ? &mechanisms[i] : NULL;
+        return i < ELEMENTSOF(mechanisms) ? mechanisms[i] : NULL;
+}
+
+static const struct fault_undo_op *undo_find(const struct fault_mechanism *m, const char *name) {
+        for (size_t i = 0; m && name && i < FAULT_STEPS_MAX && m->undo[i].name; i++)
+                if (strcmp(m->undo[i].name, name) == 0)
+                        return &m->undo[i];
+        return NULL;
+}
+
+static const struct fault_look *look_find(const struct fault_look *looks, const char *name) {
+        for (size_t i = 0; name && i < FAULT_STEPS_MAX && looks[i].name; i++)
+                if (strcmp(looks[i].name, name) == 0)
+                        return &looks[i];
+        return NULL;
+}
+
+bool fault_mechanism_has_undo(const struct fault_mechanism *m, const char *name) {
+        return undo_find(m, name) != NULL;
+}
+
+bool fault_mechanism_has_verify(const struct fault_mechanism *m, const char *name) {
+        return m && look_find(m->verify, name) != NULL;
+}
+
+bool fault_mechanism_has_effect(const struct fault_mechanism *m, const char *name) {
+        return m && look_find(m->effect, name) != NULL;
+}
+
+int fault_undo_run(const struct fault_exec *fx, const char *const *ops, size_t n, struct mh_error *reterr) {
+        for (size_t i = 0; i < n; i++) {
+                const struct fault_undo_op *op = undo_find(fx->mech, ops[i]);
+                int r = op ? op->run(fx, reterr)
+                           : mh_error_fail(
+                                     reterr, -EOPNOTSUPP, "not_implemented",
+                                     "%s: no undo op %s in this version", fx->def ? fx->def->id : "?",
+                                     ops[i]);
+                if (r < 0) {
+                        mh_error_prefix(reterr, "%s: ", ops[i]);
+                        return r;
+                }
+        }
+        return 0;
+}
+
+static int look_run(
+        const struct fault_look *l, const char *what, const struct fault_exec *fx, bool *ret, char *detail,
+        size_t size) {
+        *ret = false;
+        if (!l) {
+                snprintf(detail, size, "%s: no such %s in this version", fx->def ? fx->def->id : "?", what);
+                return -EOPNOTSUPP;
+        }
+        return l->run(fx, ret, detail, size);
+}
+
+int fault_verify_run(
+        const struct fault_exec *fx, const char *name, bool *ret_ok, char *detail, size_t size) {
+        return look_run(
+                fx->mech ? look_find(fx->mech->verify, name) : NULL, "verify probe", fx, ret_ok, detail,
+                size);
+}
+
+int fault_effect_run(
+        const struct fault_exec *fx, const char *name, bool *ret_in_force, char *detail, size_t size) {
+        return look_run(
+                fx->mech ? look_find(fx->mech->effect, name) : NULL, "effect check", fx, ret_in_force,
+                detail, size);
 }

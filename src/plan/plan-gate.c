@@ -53,8 +53,8 @@ static int gate_risk(struct plan_builder *b, struct plan_fault *f) {
 }
 
 static int gate_compensation(struct plan_builder *b, struct plan_fault *f) {
-        f->comp = comp_template_find_for(f->src->def->id, f->target->src->runtime == TARGET_RUNTIME_PROCESS);
-        if (f->comp)
+        f->comp = fault_comp_for(f->src->def, f->target->src->runtime == TARGET_RUNTIME_PROCESS);
+        if (f->comp->effect && fault_comp_n_undo(f->comp) && fault_comp_n_verify(f->comp))
                 return 0;
         int r = pb_fail(
                 b, f->src->pos,

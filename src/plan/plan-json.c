@@ -39,34 +39,19 @@ json_t *plan_fault_params_json(const struct drill_fault *f) {
 
 /* Every op and probe acts on the fault's target; the executor adds the live
  * identity (container id, pid + start time, netns inode) to the lease. */
-static json_t *ops_json(
-        const char *key, const char *(*name_of)(int), const int *ops, size_t n, const struct plan_fault *f) {
+static json_t *ops_json(const char *key, const char *const *names, size_t n, const struct plan_fault *f) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < n; i++)
                 json_array_append_new(
-                        a, json_pack(
-                                   "{s:s, s:{s:s}}", key, name_of(ops[i]), "args", "container",
-                                   f->target->label));
+                        a,
+                        json_pack("{s:s, s:{s:s}}", key, names[i], "args", "container", f->target->label));
         return a;
 }
 
-static const char *undo_name(int op) {
-        return comp_op_to_string((enum comp_op)op);
-}
-
-static const char *verify_name(int op) {
-        return verify_probe_to_string((enum verify_probe)op);
-}
-
 static json_t *compensation_json(const struct plan_fault *f) {
-        int undo[COMP_OPS_MAX], verify[COMP_OPS_MAX];
-        for (size_t i = 0; i < f->comp->n_undo; i++)
-                undo[i] = (int)f->comp->undo[i];
-        for (size_t i = 0; i < f->comp->n_verify; i++)
-                verify[i] = (int)f->comp->verify[i];
         return json_pack(
-                "{s:o, s:o}", "undo", ops_json("op", undo_name, undo, f->comp->n_undo, f), "verify",
-                ops_json("probe", verify_name, verify, f->comp->n_verify, f));
+                "{s:o, s:o}", "undo", ops_json("op", f->comp->undo, fault_comp_n_undo(f->comp), f), "verify",
+                ops_json("probe", f->comp->verify, fault_comp_n_verify(f->comp), f));
 }
 
 static json_t *fault_json(const struct plan_fault *f) {
@@ -75,11 +60,11 @@ static json_t *fault_json(const struct plan_fault *f) {
                 "{s:s, s:s, s:s, s:I, s:s, s:s, s:s, s:b, s:o, s:o, s:o, s:{s:s, s:{s:s}}, s:I}", "id",
                 f->id, "fault", src->def->id, "target", f->target->src->name, "duration_ms",
                 (json_int_t)src->duration_ms, "risk", risk_to_string(src->def->risk), "mechanism",
-                mechanism_to_string(src->def->mechanism), "on_failure",
-                on_failure_to_string(src->on_failure), "recovery", src->recovery, "params",
-                plan_fault_params_json(src), "peers", strings_json(f->peers, f->n_peers), "compensation",
-                compensation_json(f), "effect_check", "check", effect_check_to_string(f->comp->effect),
-                "args", "container", f->target->label, "lease_ttl_s", (json_int_t)f->lease_ttl_s);
+                src->def->mechanism, "on_failure", on_failure_to_string(src->on_failure), "recovery",
+                src->recovery, "params", plan_fault_params_json(src), "peers",
+                strings_json(f->peers, f->n_peers), "compensation", compensation_json(f), "effect_check",
+                "check", f->comp->effect, "args", "container", f->target->label, "lease_ttl_s",
+                (json_int_t)f->lease_ttl_s);
         if (o && src->network_path)
                 json_object_set_new(o, "network_path", json_string(src->network_path));
         return o;

@@ -16,7 +16,6 @@
 #include "basic/error.h"
 #include "basic/sha256.h"
 #include "drill/drill.h"
-#include "plan/compensation.h"
 #include "topology/topology.h"
 
 #define PLAN_FORMAT             "mayhem.plan/1"
@@ -37,8 +36,8 @@ struct plan_fault {
         char id[PLAN_ID_MAX]; /* "f-0001", in drill order */
         const struct drill_fault *src;
         const struct plan_target *target;
-        const struct comp_template *comp;
-        const char **peers; /* peer containers, resolved */
+        const struct fault_comp *comp; /* the catalog's, for this kind of target */
+        const char **peers;            /* peer containers, resolved */
         size_t n_peers;
         unsigned lease_ttl_s;
 };

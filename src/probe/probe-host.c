@@ -16,7 +16,7 @@
 #include "basic/macro.h"
 #include "basic/parse-number.h"
 #include "engine/http-client.h"
-#include "sys/process.h"
+#include "basic/procfs.h"
 
 #define FILE_PROBE_MAX  (1u << 20)
 #define METRIC_BODY_MAX (4u << 20)

@@ -4,7 +4,7 @@
 #include <time.h>
 
 #include "agent/agent-client.h"
-#include "agent/agent.h"
+#include "catalog/catalog.h"
 #include "basic/clock.h"
 #include "evidence/lease.h"
 
@@ -59,14 +59,22 @@ static json_t *names_of(const json_t *ops, const char *key) {
         return a;
 }
 
-/* The journal's lease, as task.execute takes it. */
+/* The journal's lease, as task.execute takes it: the params and network
+ * context the run sent, and what apply recorded to restore (kept with the
+ * runtime identity). The agent derives the undo ops and probes itself. */
 static json_t *agent_lease_json(const json_t *lease) {
-        return json_pack(
-                "{s:s, s:s, s:I, s:I, s:O, s:{}, s:o, s:o}", "id", str(lease, "id"), "fault_id",
+        const json_t *identity = json_object_get(lease, "runtime_identity"),
+                     *params = json_object_get(lease, "params"), *net = json_object_get(lease, "net"),
+                     *restore = json_object_get(identity, "restore");
+        json_t *j = json_pack(
+                "{s:s, s:s, s:I, s:I, s:O, s:o, s:o}", "id", str(lease, "id"), "fault_id",
                 str(lease, "fault_id"), "ttl_seconds", (json_int_t)120, "duration_ms", (json_int_t)0,
-                "target", json_object_get(lease, "runtime_identity"), "params", "undo",
-                names_of(json_object_get(lease, "undo"), "op"), "verify",
-                names_of(json_object_get(lease, "verify"), "probe"));
+                "target", identity, "params",
+                json_is_object(params) ? json_incref((json_t *)params) : json_object(), "restore",
+                json_is_object(restore) ? json_incref((json_t *)restore) : json_object());
+        if (j && json_is_object(net))
+                json_object_set(j, "net", (json_t *)net);
+        return j;
 }
 
 static int call(

@@ -1,6 +1,8 @@
 #include "run-internal.h"
 
 #include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <string.h>
 #include <time.h>
@@ -72,29 +74,50 @@ bool runner_sleep(struct runner *r, double ms) {
         return !runner_stopping(r);
 }
 
+/* One line to the caller's progress callback (the CLI prints it), in
+ * order: the lock keeps lines of parallel lanes whole. */
 void runner_progress(struct runner *r, const char *fmt, ...) {
-        FILE *f = r->opt->progress;
-        char stamp[16];
-        time_t now = time(NULL);
+        char line[1024];
         va_list ap;
-        if (!f)
+        if (!r->opt->progress)
                 return;
-        strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
-        pthread_mutex_lock(&r->lock);
-        fprintf(f, "%s ", stamp);
         va_start(ap, fmt);
-        vfprintf(f, fmt, ap);
+        vsnprintf(line, sizeof(line), fmt, ap);
         va_end(ap);
-        fputc('\n', f);
-        fflush(f);
+        pthread_mutex_lock(&r->lock);
+        r->opt->progress(r->opt->progress_userdata, line);
         pthread_mutex_unlock(&r->lock);
 }
 
-void runner_event(struct runner *r, const char *kind, json_t *payload) {
+/* The journal no longer holds what happened: stop and undo everything. */
+void runner_evidence_failed(struct runner *r, const char *what, const struct mh_error *e) {
+        pthread_mutex_lock(&r->lock);
+        bool first = !r->evidence_lost;
+        r->evidence_lost = true;
+        pthread_mutex_unlock(&r->lock);
+        if (!first)
+                return;
+        runner_progress(
+                r, "  [EVIDENCE] %s could not be recorded: %s; stopping and undoing every fault", what,
+                e ? e->msg : "out of memory");
+        runner_abort(
+                r, "the evidence store failed: %s was not recorded: %.150s", what,
+                e ? e->msg : "out of memory");
+}
+
+int runner_event(struct runner *r, enum evidence_event_kind kind, json_t *payload) {
+        struct mh_error e = { 0 };
         char *text = payload ? json_dumps(payload, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-        evidence_event(r->opt->evidence, r->run_id, kind, text ? text : "{}", NULL);
+        int x = payload && !text ? mh_error_set(&e, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory")
+                                 : evidence_event(r->opt->evidence, r->run_id, kind, text ? text : "{}", &e);
+        if (x < 0) {
+                char what[64];
+                snprintf(what, sizeof(what), "the %s event", evidence_event_kind_to_string(kind));
+                runner_evidence_failed(r, what, &e);
+        }
         free(text);
         json_decref(payload);
+        return x;
 }
 
 struct signal_waiter {

@@ -22,11 +22,13 @@ static void bump(struct runner *r, size_t *counter) {
 struct lease_ctx {
         struct runner *r;
         const struct plan_fault *f;
-        struct target_identity target;
-        json_t *lease;  /* what the agent gets in task.execute */
-        json_t *params; /* the plan's, with what only the live system knows (run-net.c) */
+        json_t *identity; /* the target as the agent resolved it */
+        json_t *params;   /* the plan's typed params */
+        json_t *net;      /* a network fault's delivery and addresses (run-agent.c); NULL otherwise */
+        json_t *restore;  /* what the agent's apply recorded to put back */
+        json_t *lease;    /* what the agent gets in task.execute */
         char lease_id[LEASE_ID_MAX];
-        char detail[FAULT_DETAIL_MAX];
+        char detail[RUN_DETAIL_MAX];
         bool agent_lost;
 };
 
@@ -34,47 +36,52 @@ static char *dump(const json_t *j) {
         return j ? json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 }
 
+static json_t *names_json(const char *const *names, size_t n) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < n; i++)
+                json_array_append_new(a, json_string(names[i]));
+        return a;
+}
+
 /* The plan's ops as the journal keeps them: [{op, args}] with the live
  * identity, so recovery needs nothing but the lease row. */
 static char *ops_json(const struct plan_fault *f, bool verify, const json_t *identity) {
         json_t *a = json_array();
-        size_t n = verify ? f->comp->n_verify : f->comp->n_undo;
-        for (size_t i = 0; a && i < n; i++) {
-                const char *name = verify ? verify_probe_to_string(f->comp->verify[i])
-                                          : comp_op_to_string(f->comp->undo[i]);
+        size_t n = verify ? fault_comp_n_verify(f->comp) : fault_comp_n_undo(f->comp);
+        for (size_t i = 0; a && i < n; i++)
                 json_array_append_new(
-                        a, json_pack("{s:s, s:O}", verify ? "probe" : "op", name, "args", identity));
-        }
+                        a, json_pack(
+                                   "{s:s, s:O}", verify ? "probe" : "op",
+                                   verify ? f->comp->verify[i] : f->comp->undo[i], "args", identity));
         char *text = dump(a);
         json_decref(a);
         return text;
 }
 
+/* The lease as task.execute takes it (docs/internals/agent-rpc.md). The ops
+ * are the plan's, sent so the agent can refuse a lease its own catalog
+ * would undo differently; it never runs them from here. */
 static json_t *agent_lease(const struct lease_ctx *c) {
         const struct plan_fault *f = c->f;
-        struct agent_lease l = { .ttl_seconds = f->lease_ttl_s,
-                                 .duration_ms = f->src->duration_ms,
-                                 .target = c->target,
-                                 .params = json_incref(c->params),
-                                 .n_undo = f->comp->n_undo,
-                                 .n_verify = f->comp->n_verify,
-                                 .effect = f->comp->effect };
-        snprintf(l.id, sizeof(l.id), "%s", c->lease_id);
-        snprintf(l.fault_id, sizeof(l.fault_id), "%s", f->src->def->id);
-        memcpy(l.undo, f->comp->undo, f->comp->n_undo * sizeof(l.undo[0]));
-        memcpy(l.verify, f->comp->verify, f->comp->n_verify * sizeof(l.verify[0]));
-        json_t *j = agent_lease_to_json(&l);
-        agent_lease_done(&l);
+        json_t *j = json_pack(
+                "{s:s, s:s, s:I, s:I, s:O, s:O, s:o, s:o, s:s}", "id", c->lease_id, "fault_id",
+                f->src->def->id, "ttl_seconds", (json_int_t)f->lease_ttl_s, "duration_ms",
+                (json_int_t)f->src->duration_ms, "target", c->identity, "params", c->params, "undo",
+                names_json(f->comp->undo, fault_comp_n_undo(f->comp)), "verify",
+                names_json(f->comp->verify, fault_comp_n_verify(f->comp)), "effect", f->comp->effect);
+        if (j && c->net)
+                json_object_set(j, "net", c->net);
+        if (j && c->restore)
+                json_object_set(j, "restore", c->restore);
         return j;
 }
 
 static int write_ahead(struct lease_ctx *c, const char *step_id, struct mh_error *e) {
         const struct plan_fault *f = c->f;
-        json_t *identity = target_identity_json(&c->target), *targets = json_pack("[s]", f->target->label);
-        json_t *params = json_incref(c->params);
-        char *ident = dump(identity), *undo = ops_json(f, false, identity),
-             *verify = ops_json(f, true, identity);
-        char *targets_text = dump(targets), *params_text = dump(params);
+        json_t *targets = json_pack("[s]", f->target->label);
+        char *ident = dump(c->identity), *undo = ops_json(f, false, c->identity),
+             *verify = ops_json(f, true, c->identity);
+        char *targets_text = dump(targets), *params_text = dump(c->params), *net_text = dump(c->net);
         struct lease_new l = { .run_id = c->r->run_id,
                                .fault_id = f->src->def->id,
                                .owner_agent = agent_client_id(c->r->agent),
@@ -82,16 +89,19 @@ static int write_ahead(struct lease_ctx *c, const char *step_id, struct mh_error
                                .undo_json = undo,
                                .verify_json = verify,
                                .runtime_identity_json = ident,
+                               .params_json = params_text,
+                               .net_json = net_text,
                                .ttl_seconds = f->lease_ttl_s };
-        int r = ident && undo && verify && targets_text && params_text
+        int r = ident && undo && verify && targets_text && params_text && (net_text || !c->net)
                         ? lease_create(c->r->opt->evidence, &l, c->lease_id, e)
                         : mh_error_set(e, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
-        if (r >= 0)
-                evidence_invocation(
-                        c->r->opt->evidence, c->r->run_id, step_id, f->src->def->id, targets_text,
-                        params_text, agent_client_id(c->r->agent), c->lease_id, NULL);
-        free(ident), free(undo), free(verify), free(targets_text), free(params_text);
-        json_decref(targets), json_decref(identity), json_decref(params);
+        struct mh_error ie = { 0 };
+        if (r >= 0 && evidence_invocation(
+                              c->r->opt->evidence, c->r->run_id, step_id, f->src->def->id, targets_text,
+                              params_text, agent_client_id(c->r->agent), c->lease_id, &ie) < 0)
+                runner_evidence_failed(c->r, "the fault's invocation", &ie);
+        free(ident), free(undo), free(verify), free(targets_text), free(params_text), free(net_text);
+        json_decref(targets);
         return r;
 }
 
@@ -157,51 +167,63 @@ static bool run_verify(struct lease_ctx *c, char *notes, size_t size) {
         return true;
 }
 
+/* A journal write that fails is never dropped (runner_evidence_failed). */
+static void transition(
+        struct lease_ctx *c, enum lease_state from, enum lease_state to, const struct lease_update *u) {
+        struct mh_error e = { 0 };
+        if (lease_transition(c->r->opt->evidence, c->lease_id, from, to, u, &e) < 0)
+                runner_evidence_failed(c->r, "a lease transition", &e);
+}
+
+static void record_recovery(struct lease_ctx *c, const char *mechanism, bool ok) {
+        struct mh_error e = { 0 };
+        if (evidence_recovery_record(
+                    c->r->opt->evidence, c->lease_id, 1, mechanism, ok ? "{\"ok\":true}" : "{\"ok\":false}",
+                    ok, &e) < 0)
+                runner_evidence_failed(c->r, "a recovery record", &e);
+}
+
 /* The agent died: what it held is for `recover`. A pending lease stays
  * pending: the agent may have applied the fault before it died, so it is
  * never expired here (only an abort before the mechanism ran may do that). */
 static void mark_orphaned(struct lease_ctx *c, enum lease_state from) {
         struct evidence *ev = c->r->opt->evidence;
         if (from != LEASE_PENDING && lease_transition(ev, c->lease_id, from, LEASE_ORPHANED, NULL, NULL) < 0)
-                lease_transition(
-                        ev, c->lease_id, LEASE_RELEASING, LEASE_DIRTY,
+                transition(
+                        c, LEASE_RELEASING, LEASE_DIRTY,
                         &(struct lease_update){ .escalation_notes = "agent lost during undo; run `mayhem "
-                                                                    "recover execute`" },
-                        NULL);
+                                                                    "recover execute`" });
         bump(c->r, &c->r->result->leases_orphaned);
         runner_abort(c->r, "the agent is gone; run `mayhem recover execute %s`", c->r->run_id);
 }
 
 /* releasing -> released | dirty, with a recovery record either way. */
 static bool release(struct lease_ctx *c, enum lease_state from) {
-        struct evidence *ev = c->r->opt->evidence;
-        char notes[FAULT_DETAIL_MAX] = "";
+        char notes[RUN_DETAIL_MAX] = "";
         c->agent_lost = c->agent_lost || !agent_client_alive(c->r->agent);
         if (c->agent_lost) {
                 mark_orphaned(c, from);
                 return false;
         }
-        lease_transition(ev, c->lease_id, from, LEASE_RELEASING, NULL, NULL);
+        transition(c, from, LEASE_RELEASING, NULL);
         bool ok = run_undo(c, notes, sizeof(notes)) && run_verify(c, notes, sizeof(notes));
         if (c->agent_lost) {
                 mark_orphaned(c, LEASE_RELEASING);
                 return false;
         }
-        evidence_recovery_record(
-                ev, c->lease_id, 1, "normal", ok ? "{\"ok\":true}" : "{\"ok\":false}", ok, NULL);
+        record_recovery(c, "normal", ok);
         if (ok) {
                 struct lease_update u = { .release_mechanism = "normal", .set_released_at = true };
-                lease_transition(ev, c->lease_id, LEASE_RELEASING, LEASE_RELEASED, &u, NULL);
+                transition(c, LEASE_RELEASING, LEASE_RELEASED, &u);
                 runner_event(
-                        c->r, "fault.recovered",
+                        c->r, EVENT_FAULT_RECOVERED,
                         json_pack("{s:s, s:s}", "lease", c->lease_id, "detail", c->detail));
                 return true;
         }
-        char escalation[FAULT_DETAIL_MAX + 64];
+        char escalation[RUN_DETAIL_MAX + 64];
         snprintf(escalation, sizeof(escalation), "DIRTY: %s; run `mayhem recover` or fix by hand", notes);
-        lease_transition(
-                ev, c->lease_id, LEASE_RELEASING, LEASE_DIRTY,
-                &(struct lease_update){ .escalation_notes = escalation }, NULL);
+        transition(
+                c, LEASE_RELEASING, LEASE_DIRTY, &(struct lease_update){ .escalation_notes = escalation });
         runner_progress(c->r, "     DIRTY LEASE %s: %s", c->lease_id, notes);
         bump(c->r, &c->r->result->leases_dirty);
         return false;
@@ -211,28 +233,39 @@ static bool release(struct lease_ctx *c, enum lease_state from) {
  * and the agent is told to let go of the lease, or its dead-man's switch
  * would undo the fault when the run ends. */
 static void keep_faulted(struct lease_ctx *c) {
-        struct evidence *ev = c->r->opt->evidence;
         json_t *res = NULL;
         agent_client_call(
                 c->r->agent, "lease.forget", json_pack("{s:s}", "lease_id", c->lease_id), QUICK_CALL_MS,
                 &res, NULL);
         json_decref(res);
         struct lease_update u = { .release_mechanism = "kept_faulted", .set_released_at = true };
-        lease_transition(ev, c->lease_id, LEASE_ACTIVE, LEASE_RELEASING, NULL, NULL);
-        evidence_recovery_record(ev, c->lease_id, 1, "kept_faulted", "{}", false, NULL);
-        lease_transition(ev, c->lease_id, LEASE_RELEASING, LEASE_RELEASED, &u, NULL);
+        transition(c, LEASE_ACTIVE, LEASE_RELEASING, NULL);
+        record_recovery(c, "kept_faulted", false);
+        transition(c, LEASE_RELEASING, LEASE_RELEASED, &u);
         bump(c->r, &c->r->result->leases_kept);
 }
 
+/* What the agent recorded to restore goes into the journal with the
+ * identity, and into the lease for undo and recovery. */
 static bool inject(struct lease_ctx *c, struct mh_error *e) {
-        if (phase(c, "inject", SLOW_CALL_MS, NULL, e) < 0)
+        json_t *res = NULL;
+        if (phase(c, "inject", SLOW_CALL_MS, &res, e) < 0)
                 return false;
-        json_t *identity = target_identity_json(&c->target);
+        const json_t *restore = json_object_get(res, "restore");
+        c->restore = json_is_object(restore) ? json_incref((json_t *)restore) : json_object();
+        json_decref(res);
+        json_t *identity = json_deep_copy(c->identity);
+        if (identity)
+                json_object_set(identity, "restore", c->restore);
         char *ident = dump(identity);
         struct lease_update u = { .runtime_identity_json = ident, .set_injected_at = true };
-        int r = lease_transition(c->r->opt->evidence, c->lease_id, LEASE_PENDING, LEASE_ACTIVE, &u, e);
+        int r = ident ? lease_transition(
+                                c->r->opt->evidence, c->lease_id, LEASE_PENDING, LEASE_ACTIVE, &u, e)
+                      : mh_error_set(e, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
         free(ident);
         json_decref(identity);
+        json_decref(c->lease);
+        c->lease = agent_lease(c);
         return r >= 0;
 }
 
@@ -252,7 +285,9 @@ static void hold(struct lease_ctx *c) {
                                 (json_int_t)c->f->lease_ttl_s),
                         QUICK_CALL_MS, &res, NULL);
                 json_decref(res);
-                lease_extend(c->r->opt->evidence, c->lease_id, c->f->lease_ttl_s, NULL);
+                struct mh_error e = { 0 };
+                if (lease_extend(c->r->opt->evidence, c->lease_id, c->f->lease_ttl_s, &e) < 0)
+                        runner_evidence_failed(c->r, "a lease extension", &e);
         }
 }
 
@@ -264,7 +299,7 @@ static bool held_and_released(struct lease_ctx *c) {
         snprintf(source, sizeof(source), "%s.effect", f->id);
         runner_observe(r, source, OBS_VALUE_BOOLEAN, in_force, c->detail);
         runner_event(
-                r, "fault.observed",
+                r, EVENT_FAULT_OBSERVED,
                 json_pack(
                         "{s:s, s:b, s:s}", "lease", c->lease_id, "in_force", in_force, "detail", c->detail));
         if (in_force) {
@@ -285,11 +320,12 @@ static bool held_and_released(struct lease_ctx *c) {
         return ok;
 }
 
-static int resolve_target(
-        struct runner *r, const struct plan_target *t, struct target_identity *ret, struct mh_error *e) {
-        if (t->src->runtime == TARGET_RUNTIME_PROCESS)
-                return target_identity_of_process(t->src->process_pid, t->src->process_name, ret, e);
-        return target_identity_resolve(r->opt->engine, t->container->name, ret, e);
+static void ctx_done(struct lease_ctx *c) {
+        json_decref(c->lease);
+        json_decref(c->params);
+        json_decref(c->identity);
+        json_decref(c->net);
+        json_decref(c->restore);
 }
 
 bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step_id) {
@@ -297,10 +333,13 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
         struct mh_error e = { 0 };
         bool ok;
 
-        if (resolve_target(r, f->target, &c.target, &e) < 0 ||
-            runner_lease_params(r, f, &c.params, &e) < 0 || write_ahead(&c, step_id, &e) < 0) {
-                json_decref(c.params);
+        c.params = plan_fault_params_json(f->src);
+        if (!c.params || runner_resolve(r, f->target, &c.identity, &e) < 0 ||
+            runner_lease_net(r, f, &c.net, &e) < 0 || write_ahead(&c, step_id, &e) < 0) {
+                if (!c.params)
+                        mh_error_set(&e, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
                 runner_progress(r, "  [FAIL] %s %s: %s", f->id, f->src->def->id, e.msg);
+                ctx_done(&c);
                 return false;
         }
         c.lease = agent_lease(&c);
@@ -310,7 +349,7 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
                         r, "  [FAIL] %s %s on %s: %s: %s", f->id, f->src->def->id, f->target->label,
                         lost ? "may be applied (the agent died before it answered)" : "not applied", e.msg);
                 runner_event(
-                        r, "fault.failed", json_pack("{s:s, s:s}", "lease", c.lease_id, "error", e.msg));
+                        r, EVENT_FAULT_FAILED, json_pack("{s:s, s:s}", "lease", c.lease_id, "error", e.msg));
                 release(&c, LEASE_PENDING); /* undo is harmless on a fault never applied */
                 ok = false;
         } else {
@@ -319,11 +358,10 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
                         r, "     injected %s on %s (lease %s)", f->src->def->id, f->target->label,
                         c.lease_id);
                 runner_event(
-                        r, "fault.injected",
+                        r, EVENT_FAULT_INJECTED,
                         json_pack("{s:s, s:s}", "lease", c.lease_id, "fault", f->src->def->id));
                 ok = held_and_released(&c);
         }
-        json_decref(c.lease);
-        json_decref(c.params);
+        ctx_done(&c);
         return ok;
 }

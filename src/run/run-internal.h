@@ -5,10 +5,10 @@
 
 #include "agent/agent-client.h"
 #include "basic/clock.h"
-#include "agent/agent.h"
-#include "fault/fault.h"
 #include "probe/probe.h"
 #include "run.h"
+
+#define RUN_DETAIL_MAX 512
 
 enum obs_kind_value {
         OBS_VALUE_BOOLEAN,
@@ -29,6 +29,7 @@ struct runner {
         const struct run_options *opt;
         struct run_result *result;
         struct agent_client *agent;
+        const char *engine_kind; /* "docker", "podman"; NULL when every target is a host process */
         int *delivery; /* per plan fault: enum net_delivery, -1 for faults that are not network faults */
         char run_id[PLAN_RUN_ID_MAX];
         double t0_ms, deadline_ms;
@@ -36,8 +37,9 @@ struct runner {
         pthread_mutex_t lock; /* guards everything below, and wakes sleepers */
         pthread_cond_t wake;
         atomic_bool abort;
-        bool failed;      /* a step failed: the run cannot end "completed" */
-        bool interrupted; /* stopped by a signal or config.timeout: "aborted" */
+        bool failed;        /* a step failed: the run cannot end "completed" */
+        bool evidence_lost; /* an evidence write failed: the run cannot end "completed" */
+        bool interrupted;   /* stopped by a signal or config.timeout: "aborted" */
         char reason[256];
         struct observation *obs;
         size_t n_obs, obs_cap;
@@ -57,7 +59,11 @@ void runner_wait_locked(struct runner *r, double until_ms);
 void runner_progress(struct runner *r, const char *fmt, ...) _printf_(2, 3);
 int runner_signals_start(struct runner *r, pthread_t *ret_thread, sigset_t *ret_old);
 void runner_signals_stop(pthread_t thread, const sigset_t *old);
-void runner_event(struct runner *r, const char *kind, json_t *payload);
+/* Records an event (payload stolen). A write that fails is not dropped: the
+ * run cannot end "completed", and the reason says which write failed. */
+int runner_event(struct runner *r, enum evidence_event_kind kind, json_t *payload);
+/* The same for any evidence write that failed (r < 0, what names it). */
+void runner_evidence_failed(struct runner *r, const char *what, const struct mh_error *e);
 
 /* run-observe.c */
 void runner_observe(
@@ -73,12 +79,17 @@ int runner_steps(struct runner *r);
 /* Runs one fault's whole lifecycle; false when it failed. */
 bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step_id);
 
-/* run-net.c: the impact gate on the agent's kernel, before any lease; the
- * lease params of a network fault (delivery, peers' and own addresses). */
-int runner_decide_delivery(struct runner *r, struct mh_error *reterr);
+/* run-agent.c: what the agent says before any lease (capabilities.query):
+ * which of the plan's faults it can apply here, and the impact gate on its
+ * kernel; targets as the agent resolves them (target.resolve). */
+int runner_check_agent(struct runner *r, struct mh_error *reterr);
 /* The deliveries as an evidence event, once the run is recorded. */
 void runner_record_delivery(struct runner *r);
-int runner_lease_params(struct runner *r, const struct plan_fault *f, json_t **ret, struct mh_error *reterr);
+/* The identity of a plan target as the agent reads it (a new reference). */
+int runner_resolve(struct runner *r, const struct plan_target *t, json_t **ret, struct mh_error *reterr);
+/* The net context of a network fault's lease (delivery, peers' and the
+ * target's own addresses); *ret NULL for other faults. */
+int runner_lease_net(struct runner *r, const struct plan_fault *f, json_t **ret, struct mh_error *reterr);
 
 /* criteria.c: one criterion against the latest observation of its source. */
 bool criterion_judge(

@@ -13,8 +13,10 @@ void runner_observe(
         struct runner *r, const char *source, enum obs_kind_value kind, double value, const char *detail) {
         json_t *data = json_pack("{s:f, s:s}", "value", value, "detail", detail ? detail : "");
         char *text = data ? json_dumps(data, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
-        evidence_observation(
-                r->opt->evidence, r->run_id, obs_kind_names[kind], source, text ? text : "{}", NULL);
+        struct mh_error e = { 0 };
+        if (evidence_observation(
+                    r->opt->evidence, r->run_id, obs_kind_names[kind], source, text ? text : "{}", &e) < 0)
+                runner_evidence_failed(r, "an observation", &e);
         free(text);
         json_decref(data);
 
@@ -109,7 +111,7 @@ static void *observer(void *arg) {
         for (size_t i = 0; next && i < o->n_sources; i++)
                 if (o->sources[i].kind == OBS_LOGS)
                         runner_event(
-                                r, "observability.source_failed",
+                                r, EVENT_OBSERVABILITY_SOURCE_FAILED,
                                 json_pack(
                                         "{s:s, s:s}", "source", o->sources[i].source_id, "reason",
                                         "log collection is not implemented in this version"));

@@ -120,6 +120,24 @@ static void describe_step(const struct plan_step *ps, char *buf, size_t size) {
                 snprintf(buf + len, size - len, " %.1fs", (double)st->wait_ms / 1000);
 }
 
+static bool step_begin(
+        struct runner *r, size_t i, const struct plan_step *ps, const char *action,
+        char step_id[EVIDENCE_ID_MAX]) {
+        struct mh_error e = { 0 };
+        if (evidence_step_begin(
+                    r->opt->evidence, r->run_id, (int)i, step_kind_to_string(ps->src->kind), action, step_id,
+                    &e) >= 0)
+                return true;
+        runner_evidence_failed(r, "a step", &e);
+        return false;
+}
+
+static void step_finish(struct runner *r, const char *step_id, const char *status, const char *error) {
+        struct mh_error e = { 0 };
+        if (evidence_step_finish(r->opt->evidence, step_id, status, error, &e) < 0)
+                runner_evidence_failed(r, "a step's outcome", &e);
+}
+
 int runner_steps(struct runner *r) {
         const struct plan *pl = r->plan;
         for (size_t i = 0; i < pl->n_steps; i++) {
@@ -130,27 +148,25 @@ int runner_steps(struct runner *r) {
                 char *action_text = action ? json_dumps(action, JSON_COMPACT) : NULL;
                 json_decref(action);
                 if (runner_stopping(r)) {
-                        evidence_step_begin(
-                                r->opt->evidence, r->run_id, (int)i, step_kind_to_string(ps->src->kind),
-                                action_text, step_id, NULL);
-                        evidence_step_finish(r->opt->evidence, step_id, "cancelled", r->reason, NULL);
+                        if (step_begin(r, i, ps, action_text, step_id))
+                                step_finish(r, step_id, "cancelled", r->reason);
                         free(action_text);
                         continue;
                 }
                 runner_progress(r, "  -> step %zu: %s", i, what);
-                evidence_step_begin(
-                        r->opt->evidence, r->run_id, (int)i, step_kind_to_string(ps->src->kind), action_text,
-                        step_id, NULL);
+                bool begun = step_begin(r, i, ps, action_text, step_id);
                 free(action_text);
+                if (!begun)
+                        continue;
                 bool ok = run_step(r, ps, step_id);
                 if (!ok && ps->src->kind == STEP_WAIT && ps->src->wait_until && !runner_stopping(r))
                         runner_fail(r, "step %zu: wait.until_check_passes timed out", i);
-                evidence_step_finish(
-                        r->opt->evidence, step_id,
+                step_finish(
+                        r, step_id,
                         ok                   ? "completed"
                         : runner_stopping(r) ? "cancelled"
                                              : "failed",
-                        ok ? NULL : r->reason, NULL);
+                        ok ? NULL : r->reason);
         }
         return 0;
 }

@@ -7,6 +7,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "basic/procfs.h"
 #include "basic/string-table.h"
 
 static const char *const run_status_table[_RUN_STATUS_MAX] = {
@@ -54,54 +55,17 @@ static int check_probe_locus(const struct drill_step *st, struct mh_error *reter
         return 0;
 }
 
-static int check_fault_support(const struct plan_fault *f, struct mh_error *reterr) {
-        char what[64];
-        bool ok = fault_mechanism_find(f->src->def->id) && effect_check_supported(f->comp->effect);
-        for (size_t i = 0; i < f->comp->n_undo; i++)
-                ok = ok && comp_op_supported(f->comp->undo[i]);
-        for (size_t i = 0; i < f->comp->n_verify; i++)
-                ok = ok && verify_probe_supported(f->comp->verify[i]);
-        snprintf(what, sizeof(what), "%s %s", f->id, f->src->def->id);
-        return ok ? 0
-                  : refuse(reterr, MH_EXIT_VALIDATION_ERROR, "not_implemented", what,
-                           "this version plans the fault but cannot inject it yet");
-}
-
-/* A rootless engine's containers live in the user's cgroups, which this
- * side cannot rewrite (and the reference refuses clock faults there too). */
-static int check_rootless(const struct plan_fault *f, struct engine *engine, struct mh_error *reterr) {
-        if (!engine || !engine_is_rootless(engine) || strcmp(f->src->def->id, "cpu.throttle") != 0)
-                return 0;
-        return mh_error_set(
-                reterr, -EPERM, MH_EXIT_CONFIG_ERROR, "rootless",
-                "%s %s: the engine runs rootless, so its containers' cgroups cannot be changed from "
-                "here; nothing was touched",
-                f->id, f->src->def->id);
-}
-
-/* Everything that could stop the run is checked before the first lease. */
+/* Everything the controller can check alone, before the agent starts:
+ * checks it cannot run yet, containers that do not exist. */
 static int preflight(const struct plan *pl, struct engine *engine, struct mh_error *reterr) {
         int r;
-        for (size_t i = 0; i < pl->n_faults; i++)
-                if ((r = check_fault_support(&pl->faults[i], reterr)) < 0 ||
-                    (r = check_rootless(&pl->faults[i], engine, reterr)) < 0)
-                        return r;
         for (size_t i = 0; i < pl->n_steps; i++)
                 if ((r = check_probe_locus(pl->steps[i].src, reterr)) < 0)
                         return r;
         for (size_t i = 0; i < pl->n_targets; i++) {
                 struct engine_container c;
-                const struct drill_target *t = pl->targets[i].src;
-                if (t->runtime == TARGET_RUNTIME_PROCESS) {
-                        struct target_identity id;
-                        if ((r = target_identity_of_process(t->process_pid, t->process_name, &id, reterr)) <
-                            0) {
-                                mh_error_reclass(reterr, MH_EXIT_CONFIG_ERROR, "target_missing");
-                                mh_error_prefix(reterr, "target '%s': ", t->name);
-                                return r;
-                        }
-                        continue;
-                }
+                if (pl->targets[i].src->runtime == TARGET_RUNTIME_PROCESS)
+                        continue; /* the agent resolves it, on its own host (agent_preflight) */
                 const char *name = pl->targets[i].container->name;
                 r = engine_container_inspect(engine, name, &c, reterr);
                 if (r == -ENOENT)
@@ -124,10 +88,26 @@ static void agent_lost(void *userdata) {
         runner_abort(r, "the agent died");
 }
 
-/* One agent for the run, with the roles its faults need. */
+/* What the agent must confirm before the first lease: it can apply every
+ * fault here, the network faults have a delivery on its kernel, and the
+ * host processes the drill names exist on its host. */
+static int agent_preflight(struct runner *r, struct mh_error *reterr) {
+        int x = runner_check_agent(r, reterr);
+        for (size_t i = 0; i < r->plan->n_targets && x >= 0; i++) {
+                json_t *identity = NULL;
+                if (r->plan->targets[i].src->runtime != TARGET_RUNTIME_PROCESS)
+                        continue;
+                x = runner_resolve(r, &r->plan->targets[i], &identity, reterr);
+                json_decref(identity);
+        }
+        return x;
+}
+
+/* One agent for the run, with the roles its faults need, reaching the
+ * engine through the controller's socket when it runs here. */
 static int start_agent(struct runner *r, struct mh_error *reterr) {
         const char *ids[DRILL_LIST_MAX];
-        char roles[256];
+        char roles[256], socket[300];
         size_t n = MIN(r->plan->n_faults, ELEMENTSOF(ids));
         struct agent_client_options o = { .ssh_target = r->opt->agent_ssh,
                                           .remote_agent = r->opt->agent_remote_path,
@@ -138,6 +118,10 @@ static int start_agent(struct runner *r, struct mh_error *reterr) {
         for (size_t i = 0; i < n; i++)
                 ids[i] = r->plan->faults[i].src->def->id;
         agent_roles_for(ids, n, roles, sizeof(roles));
+        if (r->opt->engine && !r->opt->agent_ssh) {
+                snprintf(socket, sizeof(socket), "%s:%s", r->engine_kind, engine_socket(r->opt->engine));
+                o.engine_socket = socket;
+        }
         for (size_t i = 0; r->opt->agent_ssh_args && r->opt->agent_ssh_args[i] && i < AGENT_SSH_ARGS_MAX - 1;
              i++)
                 o.ssh_args[i] = r->opt->agent_ssh_args[i];
@@ -146,7 +130,7 @@ static int start_agent(struct runner *r, struct mh_error *reterr) {
 
 static int begin(struct runner *r, struct mh_error *reterr) {
         unsigned long long start = 0;
-        struct proc_identity self;
+        struct proc_identity self; /* so a janitor can tell this controller has died */
         if (proc_identity_read(getpid(), &self, NULL) >= 0)
                 start = self.start_time;
         struct evidence_run run = {
@@ -156,9 +140,7 @@ static int begin(struct runner *r, struct mh_error *reterr) {
                 .spec_json = r->opt->spec_json,
                 .plan_json = r->plan->canonical_json,
                 .plan_fingerprint = r->plan->fingerprint,
-                .engine = !r->opt->engine                                   ? "host"
-                          : engine_kind_of(r->opt->engine) == ENGINE_PODMAN ? "podman"
-                                                                            : "docker",
+                .engine = r->engine_kind ? r->engine_kind : "host",
                 .controller_pid = (int)getpid(),
                 .controller_start_time = start,
         };
@@ -184,7 +166,9 @@ static void finish(struct runner *r) {
         res->status = r->interrupted ? RUN_STATUS_ABORTED
                       : r->failed    ? RUN_STATUS_FAILED
                                      : RUN_STATUS_COMPLETED;
-        if ((res->leases_dirty || res->leases_orphaned) && res->status == RUN_STATUS_COMPLETED)
+        res->evidence_lost = r->evidence_lost;
+        if ((res->leases_dirty || res->leases_orphaned || res->evidence_lost) &&
+            res->status == RUN_STATUS_COMPLETED)
                 res->status = RUN_STATUS_FAILED;
         snprintf(res->reason, sizeof(res->reason), "%s", r->reason);
         res->sources_total = o->n_sources;
@@ -196,15 +180,20 @@ static void finish(struct runner *r) {
         json_t *criteria = criteria_json(res);
         char *criteria_text = criteria ? json_dumps(criteria, JSON_COMPACT) : NULL;
         char *summary = run_summary_markdown(r->plan, res);
-        evidence_run_finish(
-                r->opt->evidence, r->run_id, run_status_to_string(res->status),
-                res->n_criteria ? verdict_to_string(res->verdict) : NULL, criteria_text, summary, NULL);
+        struct mh_error e = { 0 };
         runner_event(
                 r,
-                res->status == RUN_STATUS_COMPLETED ? "run.completed"
-                : res->status == RUN_STATUS_ABORTED ? "run.aborted"
-                                                    : "run.failed",
+                res->status == RUN_STATUS_COMPLETED ? EVENT_RUN_COMPLETED
+                : res->status == RUN_STATUS_ABORTED ? EVENT_RUN_ABORTED
+                                                    : EVENT_RUN_FAILED,
                 json_pack("{s:s, s:s}", "verdict", verdict_to_string(res->verdict), "reason", res->reason));
+        if (evidence_run_finish(
+                    r->opt->evidence, r->run_id, run_status_to_string(res->status),
+                    res->n_criteria ? verdict_to_string(res->verdict) : NULL, criteria_text, summary,
+                    &e) < 0) {
+                runner_evidence_failed(r, "the run's outcome", &e);
+                res->evidence_lost = true;
+        }
         free(summary);
         free(criteria_text);
         json_decref(criteria);
@@ -222,7 +211,11 @@ static void runner_done(struct runner *r) {
 static void runner_init(
         struct runner *r, const struct plan *pl, const struct run_options *opt, struct run_result *res) {
         pthread_condattr_t attr;
-        *r = (struct runner){ .plan = pl, .opt = opt, .result = res };
+        *r = (struct runner){ .plan = pl,
+                              .opt = opt,
+                              .result = res,
+                              .engine_kind = opt->engine ? engine_kind_to_string(engine_kind_of(opt->engine))
+                                                         : NULL };
         pthread_mutex_init(&r->lock, NULL);
         pthread_condattr_init(&attr);
         pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
@@ -252,7 +245,7 @@ int run_execute(
         r.delivery = calloc(pl->n_faults ? pl->n_faults : 1, sizeof(*r.delivery));
         if (!r.delivery)
                 e = mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
-        else if ((e = start_agent(&r, reterr)) >= 0 && (e = runner_decide_delivery(&r, reterr)) >= 0)
+        else if ((e = start_agent(&r, reterr)) >= 0 && (e = agent_preflight(&r, reterr)) >= 0)
                 e = begin(&r, reterr);
         if (e < 0) {
                 agent_client_stop(r.agent);
@@ -262,7 +255,7 @@ int run_execute(
                 return e;
         }
         runner_progress(&r, "run %s started (plan %.12s)", r.run_id, pl->fingerprint);
-        runner_event(&r, "run.started", json_pack("{s:s}", "fingerprint", pl->fingerprint));
+        runner_event(&r, EVENT_RUN_STARTED, json_pack("{s:s}", "fingerprint", pl->fingerprint));
         runner_record_delivery(&r);
         bool have_observer = runner_observer_start(&r, &observer) >= 0;
         runner_steps(&r);
@@ -282,7 +275,7 @@ void run_result_done(struct run_result *r) {
 }
 
 int run_exit_code(const struct run_result *r) {
-        if (r->leases_dirty || r->leases_orphaned)
+        if (r->leases_dirty || r->leases_orphaned || r->evidence_lost)
                 return MH_EXIT_RECOVERY_FAILURE;
         if (r->status != RUN_STATUS_COMPLETED)
                 return MH_EXIT_EXPERIMENT_FAILURE;

@@ -42,6 +42,7 @@ struct run_result {
         struct criterion_result *criteria; /* malloc()ed, n_criteria entries */
         size_t n_criteria;
         size_t faults_injected, faults_in_force, faults_released, leases_dirty, leases_kept, leases_orphaned;
+        bool evidence_lost; /* an evidence write failed: the journal may not hold what happened */
         size_t sources_total, sources_collected;
         double wall_s;
         char reason[256]; /* why the run failed or was aborted */
@@ -50,7 +51,10 @@ struct run_result {
 struct run_options {
         struct evidence *evidence;
         struct engine *engine; /* NULL when every target is a host process */
-        FILE *progress;        /* live step lines, or NULL */
+        /* Live step lines, one call each (no newline); NULL: none. Called
+         * from the run's threads, one at a time. */
+        void (*progress)(void *userdata, const char *line);
+        void *progress_userdata;
         const char *agent_ssh; /* NULL: a local agent; else "user@host" or "ssh://user@host[:port]" */
         const char *const *agent_ssh_args; /* extra ssh options, NULL-terminated, or NULL */
         const char *agent_remote_path;     /* mayhem-agent on the ssh host; NULL: from its PATH */
@@ -64,7 +68,8 @@ void run_result_done(struct run_result *r);
 
 /* The reference's summary ("# Run r-...", status, verdict, criteria, wall). */
 char *run_summary_markdown(const struct plan *plan, const struct run_result *r);
-/* 0 pass or no criteria, 1 criteria failed, 6 run incomplete, 7 something left dirty or orphaned. */
+/* 0 pass or no criteria, 1 criteria failed, 6 run incomplete, 7 something
+ * left dirty or orphaned, or the evidence store failed during the run. */
 int run_exit_code(const struct run_result *r);
 
 const char *run_status_to_string(enum run_status s);

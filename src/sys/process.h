@@ -12,14 +12,7 @@
 #include <sys/types.h>
 
 #include "basic/error.h"
-
-struct proc_identity {
-        pid_t pid;
-        uint64_t start_time; /* /proc/PID/stat field 22, clock ticks since boot */
-};
-
-/* The identity of pid now; -ESRCH when there is no such process. */
-int proc_identity_read(pid_t pid, struct proc_identity *ret, struct mh_error *reterr);
+#include "basic/procfs.h"
 
 /* Opens a pidfd for id and checks it is still the same process. -ESRCH when
  * the process is gone or the pid now belongs to another process. */
@@ -27,14 +20,6 @@ int proc_pidfd_open(const struct proc_identity *id, int *ret_fd, struct mh_error
 
 /* Sends sig to the process id names: -ESRCH when it is gone (or recycled). */
 int proc_signal(const struct proc_identity *id, int sig, struct mh_error *reterr);
-
-/* The state letter of /proc/PID/stat ('R', 'S', 'T', 'Z', ...) when the process
- * is still the one id names; -ESRCH otherwise. */
-int proc_state(const struct proc_identity *id, char *ret_state, struct mh_error *reterr);
-
-/* The live process whose /proc/PID/comm is name: -ESRCH when none, -ENOTUNIQ
- * (the message lists pids) when several, so a signal never hits the wrong one. */
-int proc_find_by_name(const char *name, struct proc_identity *ret, struct mh_error *reterr);
 
 /* Waits up to timeout_ms for the process behind pidfd to exit: 1 exited, 0 still running. */
 int proc_pidfd_wait_exit(int pidfd, int timeout_ms);

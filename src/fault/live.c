@@ -1,0 +1,143 @@
+#include "live.h"
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "basic/macro.h"
+
+struct record {
+        char lease_id[64];
+        const struct fault_mechanism *mech;
+        void *live;
+};
+
+struct fault_lives {
+        pthread_mutex_t lock;
+        pthread_cond_t idle;
+        struct record records[FAULT_LIVES_MAX];
+        unsigned background; /* fault_lives_spawn() work still running */
+};
+
+struct fault_lives *fault_lives_new(void) {
+        struct fault_lives *l = calloc(1, sizeof(*l));
+        if (!l)
+                return NULL;
+        pthread_mutex_init(&l->lock, NULL);
+        pthread_cond_init(&l->idle, NULL);
+        return l;
+}
+
+static struct record *find_locked(struct fault_lives *l, const char *lease_id) {
+        for (size_t i = 0; i < FAULT_LIVES_MAX; i++)
+                if (l->records[i].live && strcmp(l->records[i].lease_id, lease_id) == 0)
+                        return &l->records[i];
+        return NULL;
+}
+
+int fault_live_put(
+        struct fault_lives *l, const char *lease_id, const struct fault_mechanism *m, void *live) {
+        int r = -ENOSPC;
+        pthread_mutex_lock(&l->lock);
+        if (find_locked(l, lease_id))
+                r = -EEXIST;
+        for (size_t i = 0; i < FAULT_LIVES_MAX && r == -ENOSPC; i++)
+                if (!l->records[i].live) {
+                        l->records[i] = (struct record){ .mech = m, .live = live };
+                        snprintf(l->records[i].lease_id, sizeof(l->records[i].lease_id), "%s", lease_id);
+                        r = 0;
+                }
+        pthread_mutex_unlock(&l->lock);
+        return r;
+}
+
+void *fault_live_take(struct fault_lives *l, const char *lease_id) {
+        void *live = NULL;
+        pthread_mutex_lock(&l->lock);
+        struct record *rec = find_locked(l, lease_id);
+        if (rec) {
+                live = rec->live;
+                *rec = (struct record){ 0 };
+        }
+        pthread_mutex_unlock(&l->lock);
+        return live;
+}
+
+bool fault_live_with(
+        struct fault_lives *l, const char *lease_id, void (*fn)(void *live, void *arg), void *arg) {
+        pthread_mutex_lock(&l->lock);
+        struct record *rec = find_locked(l, lease_id);
+        if (rec && fn)
+                fn(rec->live, arg);
+        pthread_mutex_unlock(&l->lock);
+        return rec != NULL;
+}
+
+size_t fault_lives_count(struct fault_lives *l) {
+        size_t n = 0;
+        pthread_mutex_lock(&l->lock);
+        for (size_t i = 0; i < FAULT_LIVES_MAX; i++)
+                n += l->records[i].live != NULL;
+        pthread_mutex_unlock(&l->lock);
+        return n;
+}
+
+struct job {
+        struct fault_lives *lives;
+        void (*fn)(void *arg);
+        void *arg;
+};
+
+static void *job_main(void *p) {
+        struct job *j = p;
+        struct fault_lives *l = j->lives;
+        j->fn(j->arg);
+        free(j);
+        pthread_mutex_lock(&l->lock);
+        l->background--;
+        pthread_cond_broadcast(&l->idle);
+        pthread_mutex_unlock(&l->lock);
+        return NULL;
+}
+
+void fault_lives_spawn(struct fault_lives *l, void (*fn)(void *arg), void *arg) {
+        struct job *j = malloc(sizeof(*j));
+        pthread_attr_t attr;
+        pthread_t t;
+        if (!j) {
+                fn(arg);
+                return;
+        }
+        *j = (struct job){ .lives = l, .fn = fn, .arg = arg };
+        pthread_mutex_lock(&l->lock);
+        l->background++;
+        pthread_mutex_unlock(&l->lock);
+        pthread_attr_init(&attr);
+        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+        int r = pthread_create(&t, &attr, job_main, j);
+        pthread_attr_destroy(&attr);
+        if (r != 0)
+                job_main(j);
+}
+
+struct fault_lives *fault_lives_free(struct fault_lives *l) {
+        if (!l)
+                return NULL;
+        for (size_t i = 0; i < FAULT_LIVES_MAX; i++) {
+                pthread_mutex_lock(&l->lock);
+                struct record rec = l->records[i];
+                l->records[i] = (struct record){ 0 };
+                pthread_mutex_unlock(&l->lock);
+                if (rec.live && rec.mech && rec.mech->release)
+                        rec.mech->release(rec.live);
+        }
+        pthread_mutex_lock(&l->lock);
+        while (l->background > 0)
+                pthread_cond_wait(&l->idle, &l->lock);
+        pthread_mutex_unlock(&l->lock);
+        pthread_cond_destroy(&l->idle);
+        pthread_mutex_destroy(&l->lock);
+        free(l);
+        return NULL;
+}
