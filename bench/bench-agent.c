@@ -35,25 +35,19 @@
 
 #include "basic/clock.h"
 #include "agent/agent-client.h"
-#include "agent/agent.h"
 #include "basic/parse-number.h"
+#include "basic/procfs.h"
+#include "common/agent-lease.h"
 #include "engine/engine.h"
-#include "fault/fault.h"
-#include "plan/compensation.h"
-#include "sys/process.h"
 
-#define ROUNDS_DEFAULT    50
-#define ROUNDS_MAX        1000
-#define IMAGE             "mayhem-test-busybox:latest"
-#define NAME_TRIES        10
-#define CALL_MS           15000
-#define LEASE_TTL_S       60
-#define LEASE_DURATION_MS 10000
-#define EFFECT_WAIT_MS    5000
+#define ROUNDS_DEFAULT 50
+#define ROUNDS_MAX     1000
+#define IMAGE          "mayhem-test-busybox:latest"
+#define NAME_TRIES     10
+#define CALL_MS        15000
+#define EFFECT_WAIT_MS 5000
 /* /proc/PID/status lines are "Key:\tvalue"; the ones read here are short. */
 #define STATUS_LINE_MAX 512
-
-_Static_assert(COMP_OPS_MAX <= AGENT_OPS_MAX, "a template's ops must fit in a lease");
 
 enum series {
         S_PING,
@@ -77,9 +71,10 @@ struct bench {
         struct agent_client *agent;
         char container[64];
         bool created;
-        struct target_identity target;
-        char pid_arg[16]; /* the main process's host pid, for the exec'd kill */
-        const struct comp_template *proc_pause, *container_pause;
+        char container_id[ENGINE_ID_MAX];
+        struct proc_identity main; /* the container's main process, from the engine and /proc */
+        json_t *identity;          /* the target as the agent resolves it */
+        char pid_arg[16];          /* the main process's host pid, for the exec'd kill */
         unsigned next_lease;
 };
 
@@ -160,42 +155,19 @@ static int mem_of(pid_t pid, struct mem *ret) {
         return 0;
 }
 
-/* The lease the runner sends for this fault: the live identity and the
- * planner's undo ops, verify probes and effect check. */
-static json_t *lease_json(struct bench *b, const struct comp_template *tpl) {
-        struct agent_lease l = { .ttl_seconds = LEASE_TTL_S,
-                                 .duration_ms = LEASE_DURATION_MS,
-                                 .target = b->target,
-                                 .params = json_object(),
-                                 .n_undo = tpl->n_undo,
-                                 .n_verify = tpl->n_verify,
-                                 .effect = tpl->effect };
-        snprintf(l.id, sizeof(l.id), "bench-%d-%u", (int)getpid(), ++b->next_lease);
-        snprintf(l.fault_id, sizeof(l.fault_id), "%s", tpl->fault_id);
-        memcpy(l.undo, tpl->undo, tpl->n_undo * sizeof(l.undo[0]));
-        memcpy(l.verify, tpl->verify, tpl->n_verify * sizeof(l.verify[0]));
-        json_t *j = agent_lease_to_json(&l);
-        agent_lease_done(&l);
-        return j;
+/* The lease the runner sends for this fault: the target as the agent
+ * resolved it, the catalog's defaults. */
+static json_t *lease_json(struct bench *b, const char *fault_id) {
+        char id[48];
+        snprintf(id, sizeof(id), "bench-%d-%u", (int)getpid(), ++b->next_lease);
+        return agent_lease_new(id, fault_id, b->identity, NULL, NULL);
 }
 
-static int phase(
-        struct bench *b, const char *fault_id, const char *name, json_t *lease, struct mh_error *e) {
-        json_t *params = json_pack("{s:s, s:s, s:O}", "fault_id", fault_id, "phase", name, "lease", lease);
-        if (!params)
-                return mh_error_set(e, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
-        int r = agent_client_call(b->agent, "task.execute", params, CALL_MS, NULL, e);
-        if (r < 0)
-                mh_error_prefix(e, "%s %s: ", fault_id, name);
-        return r;
-}
-
-static int agent_inject(
-        struct bench *b, const struct comp_template *tpl, json_t **ret_lease, struct mh_error *e) {
-        json_t *lease = lease_json(b, tpl);
+static int agent_inject(struct bench *b, const char *fault_id, json_t **ret_lease, struct mh_error *e) {
+        json_t *lease = lease_json(b, fault_id);
         if (!lease)
                 return mh_error_set(e, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
-        int r = phase(b, tpl->fault_id, "inject", lease, e);
+        int r = agent_lease_call(b->agent, lease, "inject", NULL, e);
         if (r < 0) {
                 json_decref(lease);
                 return r;
@@ -204,20 +176,19 @@ static int agent_inject(
         return 0;
 }
 
-static int agent_undo(struct bench *b, const struct comp_template *tpl, json_t *lease, struct mh_error *e) {
-        int r = phase(b, tpl->fault_id, "undo", lease, e);
+static int agent_undo(struct bench *b, json_t *lease, struct mh_error *e) {
+        int r = agent_lease_call(b->agent, lease, "undo", NULL, e);
         json_decref(lease);
         return r;
 }
 
 /* One timed inject + undo through the agent, lease building included. */
-static int agent_round(
-        struct bench *b, const struct comp_template *tpl, double *ret_ms, struct mh_error *e) {
+static int agent_round(struct bench *b, const char *fault_id, double *ret_ms, struct mh_error *e) {
         json_t *lease = NULL;
         double t0 = monotonic_ms();
-        int r = agent_inject(b, tpl, &lease, e);
+        int r = agent_inject(b, fault_id, &lease, e);
         if (r >= 0)
-                r = agent_undo(b, tpl, lease, e);
+                r = agent_undo(b, lease, e);
         *ret_ms = monotonic_ms() - t0;
         return r;
 }
@@ -239,7 +210,7 @@ static int docker_round(struct bench *b, bool proc, double *ret_ms, struct mh_er
 static int wait_stopped(const struct bench *b, bool stopped, const char *how, struct mh_error *e) {
         char state = '?';
         for (double until = monotonic_ms() + EFFECT_WAIT_MS;;) {
-                int r = proc_state(&b->target.main, &state, e);
+                int r = proc_state(&b->main, &state, e);
                 if (r < 0)
                         return r;
                 if ((state == 'T') == stopped)
@@ -248,7 +219,7 @@ static int wait_stopped(const struct bench *b, bool stopped, const char *how, st
                         return mh_error_set(
                                 e, -ETIME, MH_EXIT_GENERAL_FAILURE, "no_effect",
                                 "after %s, pid %d is in state %c, not %s, after %d ms", how,
-                                (int)b->target.main.pid, state, stopped ? "T" : "out of T", EFFECT_WAIT_MS);
+                                (int)b->main.pid, state, stopped ? "T" : "out of T", EFFECT_WAIT_MS);
                 sleep_ms(1);
         }
 }
@@ -257,7 +228,7 @@ static int wait_stopped(const struct bench *b, bool stopped, const char *how, st
 static int wait_paused(const struct bench *b, bool paused, const char *how, struct mh_error *e) {
         struct engine_container c;
         for (double until = monotonic_ms() + EFFECT_WAIT_MS;;) {
-                int r = engine_container_inspect(b->engine, b->target.container_id, &c, e);
+                int r = engine_container_inspect(b->engine, b->container_id, &c, e);
                 if (r < 0)
                         return r;
                 if (paused ? c.paused : c.running && !c.paused)
@@ -281,10 +252,10 @@ static int docker_step(struct bench *b, int r, const char *what, struct mh_error
 static int check_effects(struct bench *b, struct mh_error *e) {
         json_t *lease = NULL;
         int r;
-        if ((r = agent_inject(b, b->proc_pause, &lease, e)) < 0)
+        if ((r = agent_inject(b, "proc.pause", &lease, e)) < 0)
                 return r;
         r = wait_stopped(b, true, "the agent's proc.pause inject", e);
-        int u = agent_undo(b, b->proc_pause, lease, r < 0 ? NULL : e);
+        int u = agent_undo(b, lease, r < 0 ? NULL : e);
         if (r < 0 || (r = u) < 0 || (r = wait_stopped(b, false, "the agent's proc.pause undo", e)) < 0)
                 return r;
         if ((r = docker_step(b, docker_kill(b, "-STOP"), "docker exec kill -STOP", e)) < 0)
@@ -295,10 +266,10 @@ static int check_effects(struct bench *b, struct mh_error *e) {
             (r = wait_stopped(b, false, "docker exec kill -CONT", e)) < 0)
                 return r;
 
-        if ((r = agent_inject(b, b->container_pause, &lease, e)) < 0)
+        if ((r = agent_inject(b, "container.pause", &lease, e)) < 0)
                 return r;
         r = wait_paused(b, true, "the agent's container.pause inject", e);
-        u = agent_undo(b, b->container_pause, lease, r < 0 ? NULL : e);
+        u = agent_undo(b, lease, r < 0 ? NULL : e);
         if (r < 0 || (r = u) < 0 || (r = wait_paused(b, false, "the agent's container.pause undo", e)) < 0)
                 return r;
         if ((r = docker_step(b, docker_verb(b, "pause", false), "docker pause", e)) < 0)
@@ -326,14 +297,14 @@ static int one_round(struct bench *b, int i, struct mh_error *e) {
         for (int pass = 0; pass < 2; pass++) {
                 bool docker = (pass == 0) == docker_first;
                 r = docker ? docker_round(b, true, &samples[S_PROC_DOCKER][i], e)
-                           : agent_round(b, b->proc_pause, &samples[S_PROC_MAYHEM][i], e);
+                           : agent_round(b, "proc.pause", &samples[S_PROC_MAYHEM][i], e);
                 if (r < 0)
                         return r;
         }
         for (int pass = 0; pass < 2; pass++) {
                 bool docker = (pass == 0) == docker_first;
                 r = docker ? docker_round(b, false, &samples[S_CTR_DOCKER][i], e)
-                           : agent_round(b, b->container_pause, &samples[S_CTR_MAYHEM][i], e);
+                           : agent_round(b, "container.pause", &samples[S_CTR_MAYHEM][i], e);
                 if (r < 0)
                         return r;
         }
@@ -370,13 +341,14 @@ static int start_container(struct bench *b, struct mh_error *e) {
                         "docker run of %s failed (tools/build-images?)", IMAGE);
         }
         b->created = true;
-        if ((r = target_identity_resolve(b->engine, b->container, &b->target, e)) < 0)
+        if ((r = engine_container_inspect(b->engine, b->container, &c, e)) < 0)
                 return r;
-        if (b->target.main.pid <= 0)
+        snprintf(b->container_id, sizeof(b->container_id), "%s", c.id);
+        if (c.pid <= 0 || proc_identity_read(c.pid, &b->main, e) < 0)
                 return mh_error_set(
                         e, -ESRCH, MH_EXIT_GENERAL_FAILURE, "not_running", "%s has no running main process",
                         b->container);
-        snprintf(b->pid_arg, sizeof(b->pid_arg), "%d", (int)b->target.main.pid);
+        snprintf(b->pid_arg, sizeof(b->pid_arg), "%d", (int)b->main.pid);
         return 0;
 }
 
@@ -391,6 +363,8 @@ static void cleanup(struct bench *b) {
                                 b->container);
         }
         b->engine = engine_free(b->engine);
+        json_decref(b->identity);
+        b->identity = NULL;
 }
 
 /* $MAYHEM_AGENT wins; else AGENT from the command line, else the build tree
@@ -441,7 +415,8 @@ static int bench_run(struct bench *b, int rounds, struct mh_error *e) {
         struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT"),
                                           .roles = "proc,container",
                                           .run_id = run_id };
-        if ((r = agent_client_start(&o, &b->agent, e)) < 0)
+        if ((r = agent_client_start(&o, &b->agent, e)) < 0 ||
+            (r = agent_lease_resolve(b->agent, "docker", b->container, &b->identity, e)) < 0)
                 return r;
         pid_t agent_pid = agent_client_pid(b->agent);
         char link[64];
@@ -455,7 +430,7 @@ static int bench_run(struct bench *b, int rounds, struct mh_error *e) {
 
         printf("bench-agent: %s %s (API %s), container %s (%s, --pid=host, main pid %d)\n",
                engine_server_name(b->engine), engine_server_version(b->engine),
-               engine_api_version(b->engine), b->container, IMAGE, (int)b->target.main.pid);
+               engine_api_version(b->engine), b->container, IMAGE, (int)b->main.pid);
         printf("agent: %s serve --roles proc,container (pid %d)\n", exe, (int)agent_pid);
         fflush(stdout);
 
@@ -467,7 +442,7 @@ static int bench_run(struct bench *b, int rounds, struct mh_error *e) {
                "agent and "
                "through docker exec kill; container.pause: the engine reported it paused and back, both "
                "ways\n",
-               (int)b->target.main.pid);
+               (int)b->main.pid);
         fflush(stdout);
 
         for (int i = 0; i < rounds; i++) {
@@ -491,7 +466,7 @@ static int bench_run(struct bench *b, int rounds, struct mh_error *e) {
         printf("  mayhem: task.execute inject + undo through the agent (lease built each time)\n"
                "  docker: docker exec %s /busybox kill -STOP|-CONT %d; docker pause + docker unpause\n"
                "  ratio: docker median / mayhem median\n",
-               b->container, (int)b->target.main.pid);
+               b->container, (int)b->main.pid);
         struct stats ping_stats = stats_of(samples[S_PING], rounds);
         printf("\nagent round trip (health.ping): median %.3f ms, p95 %.3f ms\n", ping_stats.median,
                ping_stats.p95);
@@ -525,12 +500,6 @@ int main(int argc, char **argv) {
                 return 2;
         }
         choose_agent(argc > 2 ? argv[2] : NULL);
-        b.proc_pause = comp_template_find("proc.pause");
-        b.container_pause = comp_template_find("container.pause");
-        if (!b.proc_pause || !b.container_pause) {
-                fprintf(stderr, "bench-agent: no compensation template for proc.pause or container.pause\n");
-                return 1;
-        }
 
         /* No SA_RESTART: Ctrl-C stops the rounds and still reaches cleanup. */
         struct sigaction sa = { .sa_handler = on_signal };

@@ -27,13 +27,11 @@
 #include <unistd.h>
 
 #include "agent/agent-client.h"
-#include "agent/agent-kernel.h"
-#include "agent/agent.h"
 #include "basic/clock.h"
 #include "basic/parse-number.h"
+#include "common/agent-lease.h"
 #include "engine/engine.h"
-#include "fault/fault.h"
-#include "plan/compensation.h"
+#include "plan/impact.h"
 
 #define ROUNDS_DEFAULT 20
 #define ROUNDS_MAX     200
@@ -67,7 +65,7 @@ struct bench {
         struct agent_client *agent;
         char container[64], pid_arg[16];
         bool created, netem;
-        struct target_identity target;
+        json_t *identity; /* the target as the agent resolves it */
         const char *delivery[_F_MAX];
         unsigned next_lease;
 };
@@ -139,32 +137,14 @@ static int tool_run(const struct bench *b, enum way w, const char *tool, const c
 }
 
 static json_t *lease_json(struct bench *b, enum fault f) {
-        const struct comp_template *tpl = comp_template_find(faults[f].id);
-        json_t *params = json_loads(faults[f].params, 0, NULL);
-        json_object_set_new(params, "delivery", json_string(b->delivery[f]));
-        struct agent_lease l = { .ttl_seconds = 60,
-                                 .duration_ms = 10000,
-                                 .target = b->target,
-                                 .params = params,
-                                 .n_undo = tpl->n_undo,
-                                 .n_verify = tpl->n_verify,
-                                 .effect = tpl->effect };
-        snprintf(l.id, sizeof(l.id), "l-%08x%08x", (unsigned)getpid(), ++b->next_lease);
-        snprintf(l.fault_id, sizeof(l.fault_id), "%s", tpl->fault_id);
-        memcpy(l.undo, tpl->undo, tpl->n_undo * sizeof(l.undo[0]));
-        memcpy(l.verify, tpl->verify, tpl->n_verify * sizeof(l.verify[0]));
-        json_t *j = agent_lease_to_json(&l);
-        agent_lease_done(&l);
-        return j;
+        char id[32], net[64];
+        snprintf(id, sizeof(id), "l-%08x%08x", (unsigned)getpid(), ++b->next_lease);
+        snprintf(net, sizeof(net), "{\"delivery\": \"%s\"}", b->delivery[f]);
+        return agent_lease_new(id, faults[f].id, b->identity, faults[f].params, net);
 }
 
 static int phase(struct bench *b, enum fault f, const char *name, json_t *lease, struct mh_error *e) {
-        json_t *params =
-                json_pack("{s:s, s:s, s:O}", "fault_id", faults[f].id, "phase", name, "lease", lease);
-        int r = agent_client_call(b->agent, "task.execute", params, CALL_MS, NULL, e);
-        if (r < 0)
-                mh_error_prefix(e, "%s %s: ", faults[f].id, name);
-        return r;
+        return agent_lease_call(b->agent, lease, name, NULL, e);
 }
 
 /* One inject + undo, timed, one way. */
@@ -195,8 +175,8 @@ static int decide_delivery(struct bench *b, struct mh_error *e) {
         int r = agent_client_call(b->agent, "capabilities.query", json_object(), CALL_MS, &caps, e);
         if (r < 0)
                 return r;
-        struct kernel_features k;
-        agent_kernel_features_from_json(json_object_get(caps, "kernel"), &k);
+        struct impact_kernel k;
+        impact_kernel_from_json(json_object_get(caps, "kernel"), &k);
         json_decref(caps);
         b->netem = k.netem;
         b->delivery[F_LATENCY] = k.netem ? "netem" : "shaper";
@@ -218,8 +198,9 @@ static int start(struct bench *b, struct mh_error *e) {
                         e, -EIO, MH_EXIT_GENERAL_FAILURE, "docker",
                         "docker run %s failed (tools/build-images?)", IMAGE);
         b->created = true;
-        int r = target_identity_resolve(b->engine, b->container, &b->target, e);
-        snprintf(b->pid_arg, sizeof(b->pid_arg), "%d", (int)b->target.main.pid);
+        struct engine_container c;
+        int r = engine_container_inspect(b->engine, b->container, &c, e);
+        snprintf(b->pid_arg, sizeof(b->pid_arg), "%d", r < 0 ? 0 : c.pid);
         return r;
 }
 
@@ -262,6 +243,7 @@ static void cleanup(struct bench *b) {
         if (b->created)
                 run_argv((const char *const[]){ "docker", "rm", "-f", b->container, NULL });
         b->engine = engine_free(b->engine);
+        json_decref(b->identity);
 }
 
 static int bench_run(struct bench *b, int rounds, struct mh_error *e) {
@@ -273,7 +255,8 @@ static int bench_run(struct bench *b, int rounds, struct mh_error *e) {
         struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT"),
                                           .roles = "network",
                                           .run_id = run_id };
-        if ((r = agent_client_start(&o, &b->agent, e)) < 0 || (r = decide_delivery(b, e)) < 0)
+        if ((r = agent_client_start(&o, &b->agent, e)) < 0 || (r = decide_delivery(b, e)) < 0 ||
+            (r = agent_lease_resolve(b->agent, "docker", b->container, &b->identity, e)) < 0)
                 return r;
         printf("bench-net: container %s (%s, main pid %s), agent pid %d\n", b->container, IMAGE, b->pid_arg,
                (int)agent_client_pid(b->agent));

@@ -24,8 +24,10 @@
 #include "common/netns-pair.h"
 #include "common/net-assert.h"
 #include "common/netprobe.h"
+#include "common/fault-params.h"
 #include "common/run-command.h"
 #include "fault/fault-net.h"
+#include "fault/live.h"
 #include "fault/net-netns.h"
 
 #define SUBNET 214
@@ -45,53 +47,87 @@ static int hold_forever(void *arg, int out) {
         return 0;
 }
 
-static struct fault_exec fx_of(const char *fault_id, json_t *params) {
-        struct fault_exec fx = { .lease_id = LEASE, .fault_id = fault_id, .params = params };
+/* What the agent holds for the faults in force. */
+static struct fault_lives *lives;
+
+/* A lease as the runner sends it: the case's params text holds the fault's
+ * params and, for brevity, the net context (delivery, peers, self) too. */
+struct lease {
+        json_t *params, *net;
+};
+
+static struct lease lease_of(const char *fault_id, const char *text) {
+        json_error_t jerr;
+        json_t *all = json_loads(text, 0, &jerr);
+        if (!all)
+                fail_msg("bad params %s: %s", text, jerr.text);
+        struct lease l = { .net = json_object() };
+        static const char *const net_keys[] = { "delivery", "peers", "self" };
+        for (size_t i = 0; i < 3; i++)
+                if (json_object_get(all, net_keys[i])) {
+                        json_object_set(l.net, net_keys[i], json_object_get(all, net_keys[i]));
+                        json_object_del(all, net_keys[i]);
+                }
+        char *rest = json_dumps(all, JSON_COMPACT);
+        l.params = fault_params_defaults(catalog_find(fault_id), rest);
+        free(rest);
+        json_decref(all);
+        assert_non_null(l.params);
+        return l;
+}
+
+static void lease_done(struct lease *l) {
+        json_decref(l->params);
+        json_decref(l->net);
+        *l = (struct lease){ 0 };
+}
+
+static struct fault_exec fx_of(const char *fault_id, const struct lease *l) {
+        struct fault_exec fx = { .lease_id = LEASE, .lives = lives, .restore = NULL };
+        struct mh_error e = { 0 };
+        if (fault_exec_bind(
+                    &fx, catalog_find(fault_id), l ? l->params : json_object(), l ? l->net : NULL, &e) < 0)
+                fail_msg("%s: %s", fault_id, e.msg);
         snprintf(fx.target.engine, sizeof(fx.target.engine), "host");
         snprintf(fx.target.container_name, sizeof(fx.target.container_name), "%s", pair.b);
         fx.target.main = target;
         return fx;
 }
 
-/* params: a JSON object text; delivery is part of it. */
-/* The params of the fault in force, so a failed case does not leak them. */
-static json_t *applied;
+/* The lease of the fault in force, so a failed case does not leak it. */
+static struct lease applied;
 
-static json_t *apply(const char *fault_id, const char *params) {
-        json_error_t jerr;
-        json_t *p = json_loads(params, 0, &jerr);
-        if (!p)
-                fail_msg("bad params %s: %s", params, jerr.text);
-        applied = p;
-        struct fault_exec fx = fx_of(fault_id, p);
+static struct lease *apply(const char *fault_id, const char *params) {
+        applied = lease_of(fault_id, params);
+        struct fault_exec fx = fx_of(fault_id, &applied);
         struct mh_error e = { 0 };
-        if (fault_apply_net(&fx, &e) < 0)
+        if (fx.mech->apply(&fx, &e) < 0)
                 fail_msg("%s %s: %s", fault_id, params, e.msg);
         bool in_force = false;
         char detail[512];
-        assert_int_equal(effect_check_run(EFFECT_NET_SHAPED, &fx, &in_force, detail, sizeof(detail)), 0);
+        assert_int_equal(fault_effect_run(&fx, fx.def->comp.effect, &in_force, detail, sizeof(detail)), 0);
         if (!in_force)
                 fail_msg("%s not in force: %s", fault_id, detail);
-        return p;
+        return &applied;
 }
 
-static void assert_clean(const char *fault_id, json_t *params) {
-        struct fault_exec fx = fx_of(fault_id, params);
+static void assert_clean(const char *fault_id, const struct lease *l) {
+        struct fault_exec fx = fx_of(fault_id, l);
         char detail[512];
         bool ok = false;
-        assert_int_equal(verify_probe_run(VERIFY_NET_CLEAN, &fx, &ok, detail, sizeof(detail)), 0);
+        assert_int_equal(fault_verify_run(&fx, "net.clean", &ok, detail, sizeof(detail)), 0);
         if (!ok)
                 fail_msg("residue after %s: %s", fault_id, detail);
 }
 
-static void undo(const char *fault_id, json_t *params) {
-        struct fault_exec fx = fx_of(fault_id, params);
+/* The catalog's undo ops, as the agent runs them. */
+static void undo(const char *fault_id, struct lease *l) {
+        struct fault_exec fx = fx_of(fault_id, l);
         struct mh_error e = { 0 };
-        if (fault_net_undo(&fx, &e) < 0)
+        if (fault_undo_run(&fx, fx.def->comp.undo, fault_comp_n_undo(&fx.def->comp), &e) < 0)
                 fail_msg("undo %s: %s", fault_id, e.msg);
-        assert_clean(fault_id, params);
-        json_decref(params);
-        applied = NULL;
+        assert_clean(fault_id, l);
+        lease_done(l);
 }
 
 /* ---- measurements from outside ---------------------------------------------- */
@@ -253,7 +289,7 @@ static void test_latency(void **state) {
                 snprintf(
                         params, sizeof(params),
                         "{\"delivery\":\"shaper\",\"delay_ms\":%d,\"direction\":\"egress\"}", delays[i]);
-                json_t *p = apply("net.latency", params);
+                struct lease *p = apply("net.latency", params);
                 assert_added(
                         measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, delays[i], "egress latency");
                 undo("net.latency", p);
@@ -263,7 +299,7 @@ static void test_latency(void **state) {
 
 static void test_latency_directions_and_jitter(void **state) {
         (void)state;
-        json_t *p =
+        struct lease *p =
                 apply("net.latency", "{\"delivery\":\"shaper\",\"delay_ms\":50,\"direction\":\"ingress\"}");
         assert_added(measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, 50, "ingress latency");
         undo("net.latency", p);
@@ -281,7 +317,7 @@ static void test_latency_directions_and_jitter(void **state) {
 /* Scoped: port 7001 slowed, 7005 untouched; peer a slowed, peer a2 untouched. */
 static void test_latency_scoped(void **state) {
         (void)state;
-        json_t *p =
+        struct lease *p =
                 apply("net.latency",
                       "{\"delivery\":\"shaper\",\"delay_ms\":80,\"port\":7001,\"protocol\":\"udp\"}");
         assert_added(measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, 80, "port 7001");
@@ -308,7 +344,7 @@ static void test_latency_scoped(void **state) {
 static void test_reorder(void **state) {
         (void)state;
         struct udp_sink_result before = measure_udp(pair.b, pair.a, pair.addr_a, 7002, 2000);
-        json_t *p = apply("net.reorder", "{\"delivery\":\"shaper\",\"percent\":25,\"delay_ms\":20}");
+        struct lease *p = apply("net.reorder", "{\"delivery\":\"shaper\",\"percent\":25,\"delay_ms\":20}");
         struct udp_sink_result r = measure_udp(pair.b, pair.a, pair.addr_a, 7002, 2000);
         print_message(
                 "reorder 25 %%: %u of %u out of order (before: %u)\n", r.reordered, r.unique,
@@ -327,13 +363,13 @@ static void test_loss(void **state) {
         char params[96];
         for (size_t i = 0; i < 2; i++) {
                 snprintf(params, sizeof(params), "{\"delivery\":\"nft\",\"percent\":%.0f}", pct[i]);
-                json_t *p = apply("net.packet_loss", params);
+                struct lease *p = apply("net.packet_loss", params);
                 ASSERT_BINOMIAL(
                         4000 - measure_udp(pair.b, pair.a, pair.addr_a, 7002, 4000).unique, 4000,
                         pct[i] / 100, "egress loss");
                 undo("net.packet_loss", p);
         }
-        json_t *p =
+        struct lease *p =
                 apply("net.packet_loss", "{\"delivery\":\"nft\",\"percent\":30,\"direction\":\"ingress\"}");
         ASSERT_BINOMIAL(
                 4000 - measure_udp(pair.a, pair.b, pair.addr6_b, 7002, 4000).unique, 4000, 0.30,
@@ -350,7 +386,7 @@ static void test_loss(void **state) {
 static void test_duplicate(void **state) {
         (void)state;
         char params[160];
-        json_t *p = apply("net.duplicate", "{\"delivery\":\"nft\",\"percent\":40}");
+        struct lease *p = apply("net.duplicate", "{\"delivery\":\"nft\",\"percent\":40}");
         ASSERT_BINOMIAL(
                 measure_udp(pair.b, pair.a, pair.addr_a, 7002, 2000).duplicates, 2000, 0.40,
                 "egress copies");
@@ -373,14 +409,14 @@ static void test_partition(void **state) {
         const char *dirs[] = { "both", "egress", "ingress" };
         for (size_t i = 0; i < 3; i++) {
                 snprintf(params, sizeof(params), "{\"delivery\":\"nft\",\"direction\":\"%s\"}", dirs[i]);
-                json_t *p = apply("net.partition", params);
+                struct lease *p = apply("net.partition", params);
                 assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7020), -ETIMEDOUT);
                 undo("net.partition", p);
         }
         snprintf(
                 params, sizeof(params), "{\"delivery\":\"nft\",\"direction\":\"both\",\"peers\":[\"%s\"]}",
                 pair.addr_a);
-        json_t *p = apply("net.partition", params);
+        struct lease *p = apply("net.partition", params);
         assert_int_equal(measure_connect(pair.b, pair.a, pair.addr_a, 7021), -ETIMEDOUT);
         assert_int_equal(measure_connect(pair.b, pair.a, addr_a2, 7021), 0);
         undo("net.partition", p);
@@ -389,7 +425,7 @@ static void test_partition(void **state) {
 
 static void test_reset_refuse(void **state) {
         (void)state;
-        json_t *p = apply("net.connection_reset", "{\"delivery\":\"nft\",\"port\":7030}");
+        struct lease *p = apply("net.connection_reset", "{\"delivery\":\"nft\",\"port\":7030}");
         assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7030), -ECONNRESET);
         assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7031), 0);
         undo("net.connection_reset", p);
@@ -442,7 +478,7 @@ static unsigned echoes_lost(void) {
 
 static void test_corrupt(void **state) {
         (void)state;
-        json_t *p = apply("net.corrupt", "{\"delivery\":\"nft\",\"percent\":30}");
+        struct lease *p = apply("net.corrupt", "{\"delivery\":\"nft\",\"percent\":30}");
         ASSERT_BINOMIAL(echoes_lost(), 2000, 0.30, "net.corrupt 30 % (echoes with a flipped byte)");
         undo("net.corrupt", p);
 }
@@ -450,7 +486,7 @@ static void test_corrupt(void **state) {
 /* dependency.flap: the block is on for about half of the 200 ms periods. */
 static void test_flap(void **state) {
         (void)state;
-        json_t *p =
+        struct lease *p =
                 apply("dependency.flap",
                       "{\"delivery\":\"nft\",\"port\":7060,\"protocol\":\"tcp\",\"interval\":200,"
                       "\"failure_probability\":50}");
@@ -478,7 +514,7 @@ static int connect_timed(void *arg, int out) {
  * sends after it, each delay_ms. */
 static void test_slow_query(void **state) {
         (void)state;
-        json_t *p = apply("db.slow_query", "{\"delivery\":\"shaper\",\"port\":7070,\"delay_ms\":300}");
+        struct lease *p = apply("db.slow_query", "{\"delivery\":\"shaper\",\"port\":7070,\"delay_ms\":300}");
         int srv_fd, cli_fd;
         char srv_out[32], cli_out[32];
         struct tcp_args srv_a = { NULL, 7070, 3000 }, cli_a = { pair.addr_b, 7070, 2000 };
@@ -500,7 +536,7 @@ static void test_slow_query(void **state) {
 
 static void test_bandwidth(void **state) {
         (void)state;
-        json_t *p = apply("net.bandwidth", "{\"delivery\":\"tbf\",\"rate\":8000000,\"burst\":10240}");
+        struct lease *p = apply("net.bandwidth", "{\"delivery\":\"tbf\",\"rate\":8000000,\"burst\":10240}");
         assert_rate(measure_rate(pair.b, pair.a, pair.addr_a, 7040), 8e6, "tbf egress");
         undo("net.bandwidth", p);
         p =
@@ -519,6 +555,7 @@ static void test_bandwidth(void **state) {
 /* ---- the agent dies holding faults ------------------------------------------------ */
 
 static int agent_stand_in(void *arg, int out) {
+        lives = fault_lives_new();
         char partition[160];
         snprintf(
                 partition, sizeof(partition),
@@ -532,11 +569,11 @@ static int agent_stand_in(void *arg, int out) {
                                               "l-00000000000000a3" };
         (void)arg;
         for (size_t i = 0; i < 3; i++) {
-                json_t *p = json_loads(faults[i][1], 0, NULL);
-                struct fault_exec fx = fx_of(faults[i][0], p);
+                struct lease l = lease_of(faults[i][0], faults[i][1]);
+                struct fault_exec fx = fx_of(faults[i][0], &l);
                 fx.lease_id = leases[i];
                 struct mh_error e = { 0 };
-                if (fault_apply_net(&fx, &e) < 0) {
+                if (fx.mech->apply(&fx, &e) < 0) {
                         dprintf(out, "%s: %s", faults[i][0], e.msg);
                         return 1;
                 }
@@ -588,10 +625,11 @@ static void test_agent_killed(void **state) {
 /* A failed case leaves its fault applied: take it off before the next. */
 static int undo_leftover(void **state) {
         (void)state;
-        struct fault_exec fx = fx_of("net.latency", NULL);
-        fault_net_undo(&fx, NULL);
-        json_decref(applied);
-        applied = NULL;
+        if (applied.params) {
+                struct fault_exec fx = fx_of("net.latency", &applied);
+                fault_undo_run(&fx, fx.def->comp.undo, fault_comp_n_undo(&fx.def->comp), NULL);
+        }
+        lease_done(&applied);
         return 0;
 }
 
@@ -602,7 +640,7 @@ static int setup(void **state) {
         const char *agent = getenv("MAYHEM_AGENT_BIN");
         if (agent)
                 fault_net_guard_exe_set(agent);
-        if (netns_pair_create(&pair, "mhfx", SUBNET) < 0)
+        if (netns_pair_create(&pair, "mhfx", SUBNET) < 0 || !(lives = fault_lives_new()))
                 return -1;
         snprintf(addr_a2, sizeof(addr_a2), "10.%d.0.3", SUBNET);
         struct cmd_result r = run_command(
@@ -625,6 +663,7 @@ static int teardown(void **state) {
                 kill(holder, SIGKILL);
                 waitpid(holder, NULL, 0);
         }
+        lives = fault_lives_free(lives);
         netns_pair_destroy(&pair);
         return 0;
 }

@@ -729,13 +729,19 @@ static void test_response_parse(void **state) {
 
 /* ---- capabilities ---- */
 
-static void assert_strv(const char *const *v, size_t n, const char *joined) {
-        char buf[512] = "";
-        size_t len = 0;
+static const struct fault_def *F(const char *id) {
+        const struct fault_def *f = catalog_find(id);
+        if (!f)
+                fail_msg("no fault %s", id);
+        return f;
+}
 
-        for (size_t i = 0; i < n; i++)
-                len += (size_t)snprintf(buf + len, sizeof(buf) - len, "%s%s", i ? "," : "", v[i]);
-        assert_string_equal(buf, joined);
+static char *caps_text(const struct agent_capabilities *c, const char *key) {
+        json_t *j = agent_capabilities_json(c);
+        assert_non_null(j);
+        char *s = json_dumps(json_object_get(j, key), JSON_COMPACT);
+        json_decref(j);
+        return s;
 }
 
 static void test_caps_default(void **state) {
@@ -743,9 +749,7 @@ static void test_caps_default(void **state) {
         char msg[256];
 
         assert_int_equal(agent_capabilities_from_roles(NULL, &c, msg, sizeof(msg)), 0);
-        assert_strv(c.roles, c.n_roles, "proc,fs");
-        assert_strv(c.allowed_faults, c.n_allowed_faults, "proc.,process.,fs.,fd.");
-        assert_strv(c.allowed_resources, c.n_allowed_resources, "process,mount");
+        assert_int_equal(c.roles, ROLE_BIT(AGENT_ROLE_PROC) | ROLE_BIT(AGENT_ROLE_FS));
         assert_true(agent_capabilities_has(&c, CAP_FAULT_INJECT));
         assert_true(agent_capabilities_has(&c, CAP_FAULT_UNDO));
         assert_true(agent_capabilities_has(&c, CAP_PROBE_RUN));
@@ -753,16 +757,16 @@ static void test_caps_default(void **state) {
         assert_false(agent_capabilities_has(&c, CAP_NETWORK_ACCESS));
         assert_false(agent_capabilities_has(&c, CAP_SHELL_EXEC));
         assert_false(agent_capabilities_has(&c, _AGENT_CAPABILITY_MAX));
-
-        _cleanup_free_ char *s = NULL;
-        json_t *j = agent_capabilities_json(&c);
-        assert_non_null(j);
-        s = json_dumps(j, JSON_COMPACT);
-        json_decref(j);
-        assert_string_equal(
-                s, "{\"capabilities\":[\"fault_inject\",\"fault_undo\",\"probe_run\",\"resource_access\"],"
-                   "\"allowed_faults\":[\"proc.\",\"process.\",\"fs.\",\"fd.\"],"
-                   "\"allowed_resources\":[\"process\",\"mount\"]}");
+        _cleanup_free_ char *roles = caps_text(&c, "roles"), *caps = caps_text(&c, "capabilities"),
+                            *res = caps_text(&c, "allowed_resources"),
+                            *faults = caps_text(&c, "allowed_faults");
+        assert_string_equal(roles, "[\"proc\",\"fs\"]");
+        assert_string_equal(caps, "[\"fault_inject\",\"fault_undo\",\"probe_run\",\"resource_access\"]");
+        assert_string_equal(res, "[\"process\",\"mount\"]");
+        /* fd.exhaust is the fs role's: its resource (the target's process) comes with it. */
+        assert_non_null(strstr(faults, "\"fd.exhaust\""));
+        assert_non_null(strstr(faults, "\"proc.pause\""));
+        assert_null(strstr(faults, "\"fs.corrupt\"")); /* catalog-only: no mechanism */
 
         struct agent_capabilities d;
         assert_int_equal(agent_capabilities_from_roles(AGENT_ROLES_DEFAULT, &d, msg, sizeof(msg)), 0);
@@ -774,42 +778,66 @@ static void test_caps_roles(void **state) {
         char msg[256];
 
         assert_int_equal(agent_capabilities_from_roles("proc,container,cpu", &c, msg, sizeof(msg)), 0);
-        assert_strv(c.roles, c.n_roles, "proc,container,cpu");
-        assert_strv(
-                c.allowed_faults, c.n_allowed_faults,
-                "proc.,process.,container.,node.,process.crash_loop,cpu.");
-        assert_strv(c.allowed_resources, c.n_allowed_resources, "process,container,cgroup");
+        _cleanup_free_ char *res = caps_text(&c, "allowed_resources");
+        assert_string_equal(res, "[\"process\",\"container\",\"cgroup\"]");
+        assert_true(agent_can_inject(&c, F("process.crash_loop")));
+        assert_true(agent_can_inject(&c, F("cpu.throttle")));
+        assert_false(agent_can_inject(&c, F("net.latency")));
 
         assert_int_equal(agent_capabilities_from_roles(" net ,\tload, ,", &c, msg, sizeof(msg)), 0);
-        assert_strv(c.roles, c.n_roles, "net,load");
-        assert_strv(
-                c.allowed_faults, c.n_allowed_faults, "net.,dependency.,dns.,tls.,http.,db.,load.,net.load");
-        assert_strv(c.allowed_resources, c.n_allowed_resources, "netns");
+        assert_int_equal(c.roles, ROLE_BIT(AGENT_ROLE_NETWORK) | ROLE_BIT(AGENT_ROLE_LOAD));
         assert_true(agent_capabilities_has(&c, CAP_NETWORK_ACCESS));
+        assert_true(agent_can_inject(&c, F("net.load")));
+        assert_true(agent_can_inject(&c, F("dns.nxdomain")));
+        assert_false(agent_can_inject(&c, F("proc.pause")));
 
         assert_int_equal(
                 agent_capabilities_from_roles(
                         "memory,mem,storage,node,process,proc,proc", &c, msg, sizeof(msg)),
                 0);
-        assert_strv(c.roles, c.n_roles, "memory,mem,storage,node,process,proc");
-        assert_strv(
-                c.allowed_faults, c.n_allowed_faults,
-                "mem.,fs.,fd.,container.,node.,process.crash_loop,proc.,process.");
-        assert_strv(c.allowed_resources, c.n_allowed_resources, "cgroup,mount,container,process");
+        assert_int_equal(
+                c.roles, ROLE_BIT(AGENT_ROLE_MEMORY) | ROLE_BIT(AGENT_ROLE_FS) |
+                                 ROLE_BIT(AGENT_ROLE_CONTAINER) | ROLE_BIT(AGENT_ROLE_PROC));
 
-        assert_int_equal(agent_capabilities_from_roles("network,fuzz", &c, msg, sizeof(msg)), 0);
-        assert_true(agent_can_inject(&c, "fuzz.http_malformed"));
-        assert_true(agent_can_inject(&c, "dns.nxdomain"));
-        assert_false(agent_can_inject(&c, "proc.pause"));
-
-        /* Only roles without resource kinds: no resource access at all,
-         * rather than "empty list = all". */
-        assert_int_equal(agent_capabilities_from_roles("load,fuzz", &c, msg, sizeof(msg)), 0);
+        /* fuzz touches nothing of the target: no resource access at all. */
+        assert_int_equal(agent_capabilities_from_roles("fuzz", &c, msg, sizeof(msg)), 0);
         assert_false(agent_capabilities_has(&c, CAP_RESOURCE_ACCESS));
-        assert_false(agent_can_access(&c, "container"));
-        assert_true(agent_can_inject(&c, "load.http_flood"));
-        assert_true(agent_can_inject(&c, "net.load"));
-        assert_false(agent_can_inject(&c, "net.delay"));
+        assert_false(agent_can_access(&c, RESOURCE_CONTAINER));
+        assert_true(agent_can_inject(&c, F("fuzz.protocol_abuse")));
+        assert_false(agent_can_inject(&c, F("load.spike")));
+}
+
+/* The agent's role checks are the catalog's, by construction: for every
+ * set of roles, a fault may be injected and undone exactly when its
+ * catalog entry names one of them. */
+static void test_caps_equal_the_catalog(void **state) {
+        const char *names[_AGENT_ROLE_MAX];
+        for (unsigned set = 1; set < (1u << _AGENT_ROLE_MAX); set++) {
+                char csv[256] = "", msg[256];
+                size_t n = 0, len = 0;
+                struct agent_capabilities c;
+                for (int r = 0; r < _AGENT_ROLE_MAX; r++)
+                        if (set & ROLE_BIT(r))
+                                names[n++] = agent_role_to_string(r);
+                for (size_t i = 0; i < n; i++)
+                        len += (size_t)snprintf(
+                                csv + len, sizeof(csv) - len, "%s%s", i ? "," : "", names[i]);
+                assert_int_equal(agent_capabilities_from_roles(csv, &c, msg, sizeof(msg)), 0);
+                for (size_t i = 0; i < catalog_size(); i++) {
+                        const struct fault_def *f = catalog_at(i);
+                        bool want = set & ROLE_BIT(f->role);
+                        if (agent_can_inject(&c, f) != want || agent_can_undo(&c, f) != want)
+                                fail_msg(
+                                        "--roles %s and %s (role %s): agent says %d", csv, f->id,
+                                        agent_role_to_string(f->role), !want);
+                }
+        }
+        struct agent_capabilities net;
+        char msg[256];
+        assert_int_equal(agent_capabilities_from_roles("network", &net, msg, sizeof(msg)), 0);
+        for (size_t i = 0; i < catalog_size(); i++)
+                if (catalog_at(i)->net.action != NET_ACTION_NONE && !agent_can_inject(&net, catalog_at(i)))
+                        fail_msg("--roles network cannot inject %s", catalog_at(i)->id);
 }
 
 static void test_caps_shell_never(void **state) {
@@ -822,14 +850,11 @@ static void test_caps_shell_never(void **state) {
                         msg, sizeof(msg)),
                 0);
         assert_false(agent_capabilities_has(&c, CAP_SHELL_EXEC));
-        assert_int_equal(c.n_roles, 13);
-        assert_int_equal(c.n_allowed_faults, 18);
-        assert_int_equal(c.n_allowed_resources, 5);
-        json_t *j = agent_capabilities_json(&c);
-        _cleanup_free_ char *s = json_dumps(json_object_get(j, "capabilities"), JSON_COMPACT);
-        json_decref(j);
+        assert_int_equal(c.roles, (1u << _AGENT_ROLE_MAX) - 1);
+        _cleanup_free_ char *s = caps_text(&c, "capabilities"), *res = caps_text(&c, "allowed_resources");
         assert_string_equal(
                 s, "[\"fault_inject\",\"fault_undo\",\"probe_run\",\"resource_access\",\"network_access\"]");
+        assert_string_equal(res, "[\"process\",\"container\",\"cgroup\",\"mount\",\"netns\"]");
 }
 
 static void test_caps_unknown_role(void **state) {
@@ -872,51 +897,25 @@ static void test_caps_matching(void **state) {
         char msg[256];
 
         assert_int_equal(agent_capabilities_from_roles("proc", &c, msg, sizeof(msg)), 0);
-        assert_true(agent_can_inject(&c, "proc.pause"));
-        assert_true(agent_can_inject(&c, "process.kill"));
-        assert_true(agent_can_undo(&c, "process.stop"));
-        assert_false(agent_can_inject(&c, "processx.y"));
-        assert_false(agent_can_inject(&c, "proc"));
-        assert_false(agent_can_inject(&c, "process"));
-        assert_false(agent_can_inject(&c, "procfoo.pause"));
-        assert_false(agent_can_inject(&c, "cpu.stress"));
-        assert_false(agent_can_inject(&c, ""));
+        assert_true(agent_can_inject(&c, F("proc.pause")));
+        assert_true(agent_can_undo(&c, F("process.stop")));
+        assert_false(agent_can_inject(&c, F("process.crash_loop"))); /* the container role's */
         assert_false(agent_can_inject(&c, NULL));
-        assert_true(agent_can_access(&c, "process"));
-        assert_false(agent_can_access(&c, "processes"));
-        assert_false(agent_can_access(&c, "proc"));
-        assert_false(agent_can_access(&c, NULL));
+        assert_true(agent_can_access(&c, RESOURCE_PROCESS));
+        assert_false(agent_can_access(&c, RESOURCE_NETNS));
+        assert_false(agent_can_access(&c, _RESOURCE_KIND_MAX));
+        assert_false(agent_can_access(NULL, RESOURCE_NONE));
 
-        /* An entry without a trailing dot is an exact id. */
-        assert_int_equal(agent_capabilities_from_roles("container", &c, msg, sizeof(msg)), 0);
-        assert_true(agent_can_inject(&c, "process.crash_loop"));
-        assert_false(agent_can_inject(&c, "process.crash_loop2"));
-        assert_false(agent_can_inject(&c, "process.crash_loo"));
-        assert_false(agent_can_inject(&c, "process.kill"));
-        assert_true(agent_can_inject(&c, "node.drain"));
-
-        struct agent_capabilities h = {
-                .caps = 1u << CAP_FAULT_INJECT,
-                .allowed_faults = { "net" },
-                .n_allowed_faults = 1,
-        };
-        assert_true(agent_can_inject(&h, "net"));
-        assert_false(agent_can_inject(&h, "net.delay"));
-        assert_false(agent_can_inject(&h, "netx"));
-        assert_false(agent_can_undo(&h, "net"));     /* no fault_undo */
-        assert_false(agent_can_access(&h, "netns")); /* no resource_access */
-
-        /* Empty allowlists allow everything, when the capability is held. */
-        struct agent_capabilities all = {
-                .caps = (1u << CAP_FAULT_INJECT) | (1u << CAP_FAULT_UNDO) | (1u << CAP_RESOURCE_ACCESS),
-        };
-        assert_true(agent_can_inject(&all, "anything.at_all"));
-        assert_true(agent_can_undo(&all, "x"));
-        assert_true(agent_can_access(&all, "whatever"));
+        /* The capability bits hold too: a role without fault_undo undoes nothing. */
+        struct agent_capabilities h = c;
+        h.caps &= ~(1u << CAP_FAULT_UNDO);
+        assert_true(agent_can_inject(&h, F("proc.pause")));
+        assert_false(agent_can_undo(&h, F("proc.pause")));
+        h.caps &= ~(1u << CAP_RESOURCE_ACCESS);
+        assert_false(agent_can_inject(&h, F("proc.pause")));
         struct agent_capabilities none = { 0 };
-        assert_false(agent_can_inject(&none, "proc.pause"));
-        assert_false(agent_can_undo(&none, "proc.pause"));
-        assert_false(agent_can_access(&none, "process"));
+        assert_false(agent_can_inject(&none, F("proc.pause")));
+        assert_false(agent_can_access(&none, RESOURCE_PROCESS));
 }
 
 static void test_caps_strings(void **state) {
@@ -951,6 +950,7 @@ int main(void) {
                 cmocka_unit_test(test_response_parse),
                 cmocka_unit_test(test_caps_default),
                 cmocka_unit_test(test_caps_roles),
+                cmocka_unit_test(test_caps_equal_the_catalog),
                 cmocka_unit_test(test_caps_shell_never),
                 cmocka_unit_test(test_caps_unknown_role),
                 cmocka_unit_test(test_caps_matching),

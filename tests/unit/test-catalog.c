@@ -138,7 +138,10 @@ static void check_enums(const struct fault_def *f) {
         CHECK_FAULT(fault_category_to_string(f->category), f);
         CHECK_FAULT(risk_to_string(f->risk), f);
         CHECK_FAULT(reversibility_to_string(f->reversibility), f);
-        CHECK_FAULT(mechanism_to_string(f->mechanism), f);
+        CHECK_FAULT(agent_role_to_string(f->role), f);
+        CHECK_FAULT(resource_kind_to_string(f->resource), f);
+        CHECK_FAULT(conflict_class_to_string(f->conflict), f);
+        CHECK_FAULT(net_action_to_string(f->net.action), f);
         CHECK_FAULT(f->max_duration_s > 0, f);
         CHECK_FAULT(f->node_kinds != 0, f);
         CHECK_FAULT(f->node_kinds >> _NODE_KIND_MAX == 0, f);
@@ -167,33 +170,34 @@ static void check_alternative_names_executable(const struct fault_def *f) {
 static void check_texts(const struct fault_def *f) {
         if (is_catalog_only(f)) {
                 CHECK_FAULT(nonempty(f->refusal) && nonempty(f->alternative), f);
-                CHECK_FAULT(f->mechanism == MECHANISM_NONE, f);
+                CHECK_FAULT(f->mechanism == NULL && f->comp.effect == NULL, f);
                 check_alternative_names_executable(f);
                 return;
         }
         CHECK_FAULT(nonempty(f->effect) && nonempty(f->undo) && nonempty(f->verify), f);
         CHECK_FAULT(f->alternative == NULL, f);
-        CHECK_FAULT(f->mechanism != MECHANISM_NONE || is_planner_gated(f), f);
+        CHECK_FAULT(f->mechanism != NULL || is_planner_gated(f), f);
 }
 
 static void test_texts(void **state) {
         for_each_fault(check_texts);
 }
 
-/* What each mechanism needs of the agent, whatever the reference listed. */
-static unsigned mechanism_needs(enum mechanism m) {
-        switch (m) {
-        case MECHANISM_SIGNAL: return NEED_PROCESS;
-        case MECHANISM_ENGINE: return NEED_ENGINE;
-        case MECHANISM_CGROUP: return NEED_CGROUP;
-        case MECHANISM_NET_SHAPE:
-        case MECHANISM_TBF:
-        case MECHANISM_NFT:
-        case MECHANISM_PROXY:
-        case MECHANISM_DNS: return NEED_NET_ADMIN;
-        case MECHANISM_MOUNT: return NEED_FS;
-        default: return 0;
-        }
+/* What each mechanism needs of the agent, whatever the reference listed:
+ * mechanisms by the first part of their name. */
+static unsigned mechanism_needs(const char *m) {
+        static const struct {
+                const char *prefix;
+                unsigned needs;
+        } table[] = {
+                { "signal.", NEED_PROCESS }, { "engine.", NEED_ENGINE }, { "crash-loop", NEED_ENGINE },
+                { "cgroup.", NEED_CGROUP },  { "net", NEED_NET_ADMIN },  { "link.", NEED_NET_ADMIN },
+                { "proxy", NEED_NET_ADMIN }, { "dns", NEED_NET_ADMIN },  { "mount", NEED_FS },
+        };
+        for (size_t i = 0; m && i < ELEMENTSOF(table); i++)
+                if (strncmp(m, table[i].prefix, strlen(table[i].prefix)) == 0)
+                        return table[i].needs;
+        return 0;
 }
 
 static void check_needs(const struct fault_def *f) {
@@ -203,6 +207,74 @@ static void check_needs(const struct fault_def *f) {
 
 static void test_mechanism_needs_declared(void **state) {
         for_each_fault(check_needs);
+}
+
+/* A fault with a mechanism has a whole compensation: undo ops, verify
+ * probes, an effect check; host_comp likewise where there is one. */
+static void check_comp(const struct fault_def *f) {
+        const struct fault_comp *c[] = { &f->comp, f->host_comp };
+        for (size_t i = 0; i < ELEMENTSOF(c); i++) {
+                if (!c[i] || (i == 0 && !f->mechanism))
+                        continue;
+                CHECK_FAULT(fault_comp_n_undo(c[i]) > 0 && fault_comp_n_verify(c[i]) > 0 && c[i]->effect, f);
+        }
+        CHECK_FAULT(f->mechanism || !f->host_comp, f);
+        CHECK_FAULT(fault_comp_for(f, false) == &f->comp, f);
+        CHECK_FAULT(fault_comp_for(f, true) == (f->host_comp ? f->host_comp : &f->comp), f);
+}
+
+static void test_compensation(void **state) {
+        for_each_fault(check_comp);
+}
+
+/* The network facts name params the fault has, with the right types. */
+static void check_net_facts(const struct fault_def *f) {
+        const struct net_facts *nf = &f->net;
+        const struct param_spec *p;
+        if (nf->action == NET_ACTION_NONE) {
+                CHECK_FAULT(!nf->side && !nf->fixed_port && !nf->protocol && !nf->share, f);
+                CHECK_FAULT(!f->mechanism || strcmp(f->mechanism, "net") != 0, f);
+                return;
+        }
+        CHECK_FAULT(f->mechanism && strcmp(f->mechanism, "net") == 0, f);
+        CHECK_FAULT(f->role == AGENT_ROLE_NETWORK && f->resource == RESOURCE_NETNS, f);
+        CHECK_FAULT(nf->side == 0 || nf->side == NET_SIDE_EGRESS || nf->side == NET_SIDE_INGRESS, f);
+        if (nf->side == 0) /* where the direction param says */
+                CHECK_FAULT(
+                        (p = fault_param_find(f, "direction")) && p->type == PARAM_ENUM && p->has_default,
+                        f);
+        if (nf->side && !nf->fixed_port) /* port-bound: it has a port */
+                CHECK_FAULT((p = fault_param_find(f, "port")) && p->type == PARAM_INTEGER, f);
+        if (!nf->protocol)
+                CHECK_FAULT(
+                        (p = fault_param_find(f, "protocol")) && p->type == PARAM_ENUM && p->has_default, f);
+        if (nf->share)
+                CHECK_FAULT(
+                        (p = fault_param_find(f, nf->share)) && p->type == PARAM_PERCENT && p->has_default,
+                        f);
+}
+
+static void test_net_facts(void **state) {
+        for_each_fault(check_net_facts);
+}
+
+/* The agent's roles and the controller's role request come from here. */
+static void test_roles(void **state) {
+        const char *ids[] = { "net.latency", "proc.pause", "fd.exhaust", "container.kill",
+                              "process.crash_loop" };
+        const char *names[2 * _AGENT_ROLE_MAX];
+        char roles[128];
+        agent_roles_for(ids, ELEMENTSOF(ids), roles, sizeof(roles));
+        assert_string_equal(roles, "proc,container,fs,network");
+        agent_roles_for(ids, 0, roles, sizeof(roles));
+        assert_string_equal(roles, "");
+        assert_int_equal(agent_role_from_string("storage"), AGENT_ROLE_FS);
+        assert_int_equal(agent_role_from_string("node"), AGENT_ROLE_CONTAINER);
+        assert_int_equal(agent_role_from_string("clock"), -EINVAL);
+        assert_int_equal(agent_role_names(names, ELEMENTSOF(names)), _AGENT_ROLE_MAX + 5);
+        assert_true(conflict_class_stacks(CONFLICT_NETNS_SHAPING));
+        assert_false(conflict_class_stacks(CONFLICT_CPU_QUOTA));
+        assert_false(conflict_class_stacks(_CONFLICT_CLASS_MAX));
 }
 
 static void check_param_names(const struct fault_def *f, const struct param_spec *p) {
@@ -291,8 +363,12 @@ static void test_find(void **state) {
 }
 
 static void test_enum_string_tables(void **state) {
-        for (int i = 0; i < _MECHANISM_MAX; i++)
-                assert_int_equal(mechanism_from_string(mechanism_to_string(i)), i);
+        for (int i = 0; i < _RESOURCE_KIND_MAX; i++)
+                assert_int_equal(resource_kind_from_string(resource_kind_to_string(i)), i);
+        for (int i = 0; i < _CONFLICT_CLASS_MAX; i++)
+                assert_int_equal(conflict_class_from_string(conflict_class_to_string(i)), i);
+        for (int i = 0; i < _AGENT_ROLE_MAX; i++)
+                assert_int_equal(agent_role_from_string(agent_role_to_string(i)), i);
         for (int i = 0; i < _PARAM_TYPE_MAX; i++)
                 assert_int_equal(param_type_from_string(param_type_to_string(i)), i);
         for (int i = 0; i < _NODE_KIND_MAX; i++)
@@ -355,6 +431,9 @@ int main(void) {
                 cmocka_unit_test(test_enums_valid),
                 cmocka_unit_test(test_texts),
                 cmocka_unit_test(test_mechanism_needs_declared),
+                cmocka_unit_test(test_compensation),
+                cmocka_unit_test(test_net_facts),
+                cmocka_unit_test(test_roles),
                 cmocka_unit_test(test_param_names),
                 cmocka_unit_test(test_param_schemas),
                 cmocka_unit_test(test_find),

@@ -189,14 +189,14 @@ static void test_open_migrate_idempotent(void **state) {
 static void test_newer_schema_refused(void **state) {
         struct fx *f = *state;
         static const char *const future[] = { "CREATE TABLE from_the_future (x INTEGER)", NULL };
-        const char *const *const migrations[] = { evidence_migrations[0], future };
+        const char *const *const migrations[] = { evidence_migrations[0], evidence_migrations[1], future };
         struct evidence *ev = NULL;
         struct mh_error e = { 0 };
 
-        assert_int_equal(evidence_open_migrations(f->path, migrations, 2, &ev, &e), 0);
+        assert_int_equal(evidence_open_migrations(f->path, migrations, 3, &ev, &e), 0);
         int v = 0;
         CHECK_OK(evidence_schema_version(ev, &v, E));
-        assert_int_equal(v, 2);
+        assert_int_equal(v, 3);
         ev = evidence_close(ev);
 
         int r = evidence_open(f->path, &ev, &e);
@@ -204,7 +204,31 @@ static void test_newer_schema_refused(void **state) {
         assert_null(ev);
         assert_int_equal(e.exit, MH_EXIT_CONFIG_ERROR);
         assert_string_equal(e.id, "evidence_schema_newer");
-        assert_non_null(strstr(e.msg, "schema version 2, newer than this mayhem knows (1)"));
+        assert_non_null(strstr(e.msg, "schema version 3, newer than this mayhem knows (2)"));
+}
+
+/* A journal of the first version keeps its runs and events when it gains
+ * the lease params and the event kinds past the reference's. */
+static void test_migration_2_keeps_the_journal(void **state) {
+        struct fx *f = *state;
+        struct evidence *ev = NULL;
+        struct mh_error e = { 0 };
+        assert_int_equal(evidence_open_migrations(f->path, evidence_migrations, 1, &ev, &e), 0);
+        begin_run(ev, "r-old", 0, 0);
+        CHECK_OK(evidence_event(ev, "r-old", EVENT_RUN_STARTED, "{\"v\":1}", E));
+        assert_int_equal(
+                evidence_event(ev, "r-old", EVENT_IMPACT_DECIDED, "{}", &e), -EINVAL); /* v1's CHECK */
+        ev = evidence_close(ev);
+
+        ev = fx_open(state);
+        CHECK_OK(evidence_event(ev, "r-old", EVENT_IMPACT_DECIDED, "{\"f-0001\":\"nft\"}", E));
+        json_t *h = NULL;
+        CHECK_OK(evidence_history_json(ev, "r-old", &h, E));
+        const json_t *events = json_object_get(h, "events");
+        assert_int_equal(json_array_size(events), 2);
+        assert_string_equal(
+                json_string_value(json_object_get(json_array_get(events, 1), "kind")), "impact.decided");
+        json_decref(h);
 }
 
 static void test_not_sqlite_refused(void **state) {
@@ -742,9 +766,9 @@ static void test_run_lifecycle_errors(void **state) {
         assert_int_equal(evidence_step_finish(ev, "s-0000000000000000", "completed", NULL, &e), -ENOENT);
 
         /* Events, observations, invocations, recovery records. */
-        assert_int_equal(evidence_event(ev, "r-test", "run.exploded", NULL, &e), -EINVAL);
-        assert_int_equal(evidence_event(ev, "r-ghost", "run.started", NULL, &e), -ENOENT);
-        CHECK_OK(evidence_event(ev, NULL, "agent.state_changed", "{\"state\":\"ready\"}", E));
+        assert_int_equal(evidence_event(ev, "r-test", _EVENT_KIND_MAX, NULL, &e), -EINVAL);
+        assert_int_equal(evidence_event(ev, "r-ghost", EVENT_RUN_STARTED, NULL, &e), -ENOENT);
+        CHECK_OK(evidence_event(ev, NULL, EVENT_AGENT_STATE_CHANGED, "{\"state\":\"ready\"}", E));
         assert_int_equal(evidence_observation(ev, "r-ghost", "boolean", "api.health", "true", &e), -ENOENT);
         assert_int_equal(
                 evidence_invocation(ev, "r-test", "s-nope", "container.pause", NULL, NULL, NULL, NULL, &e),
@@ -758,8 +782,10 @@ static void test_run_lifecycle_errors(void **state) {
                        "kept_faulted) 'hope'");
 }
 
+/* The reference's kinds, in its order, then ours; every one is stored and
+ * read back under its name (the schema has no CHECK to drift from). */
 static void test_every_event_kind(void **state) {
-        static const char *const kinds[] = {
+        static const char *const reference[] = {
                 "run.started",
                 "run.completed",
                 "run.failed",
@@ -785,9 +811,18 @@ static void test_every_event_kind(void **state) {
         };
         struct evidence *ev = fx_open(state);
         begin_run(ev, "r-test", 0, 0);
-        /* The C table and the schema's CHECK agree on every kind. */
-        for (size_t i = 0; i < ELEMENTSOF(kinds); i++)
-                CHECK_OK(evidence_event(ev, "r-test", kinds[i], "{}", E));
+        for (size_t i = 0; i < ELEMENTSOF(reference); i++)
+                assert_string_equal(evidence_event_kind_to_string(i), reference[i]);
+        assert_string_equal(evidence_event_kind_to_string(EVENT_IMPACT_DECIDED), "impact.decided");
+        for (int k = 0; k < _EVENT_KIND_MAX; k++) {
+                assert_int_equal(evidence_event_kind_from_string(evidence_event_kind_to_string(k)), k);
+                CHECK_OK(evidence_event(ev, "r-test", k, "{}", E));
+        }
+        json_t *h = NULL;
+        CHECK_OK(evidence_history_json(ev, "r-test", &h, E));
+        const json_t *events = json_object_get(h, "events");
+        assert_int_equal(json_array_size(events), _EVENT_KIND_MAX);
+        json_decref(h);
 }
 
 static void test_finish_refused_with_open_lease(void **state) {
@@ -857,9 +892,9 @@ static void test_history_in_order(void **state) {
         struct evidence *ev = fx_open(state);
         begin_run(ev, "r-test", 0, 0);
         begin_run(ev, "r-other", 0, 0);
-        CHECK_OK(evidence_event(ev, "r-other", "run.started", NULL, E));
+        CHECK_OK(evidence_event(ev, "r-other", EVENT_RUN_STARTED, NULL, E));
 #define TICK() usleep(3000) /* distinct milliseconds, so the order is the insertion order */
-        CHECK_OK(evidence_event(ev, "r-test", "run.started", "{\"by\":\"test\"}", E));
+        CHECK_OK(evidence_event(ev, "r-test", EVENT_RUN_STARTED, "{\"by\":\"test\"}", E));
         TICK();
         char sid[EVIDENCE_ID_MAX], lid[LEASE_ID_MAX];
         CHECK_OK(evidence_step_begin(ev, "r-test", 0, "parallel", "{\"lanes\":1}", sid, E));
@@ -883,7 +918,7 @@ static void test_history_in_order(void **state) {
         CHECK_OK(lease_transition(ev, lid, LEASE_RELEASING, LEASE_RELEASED, &rel, E));
         TICK();
         CHECK_OK(evidence_step_finish(ev, sid, "completed", NULL, E));
-        CHECK_OK(evidence_event(ev, "r-test", "run.completed", NULL, E));
+        CHECK_OK(evidence_event(ev, "r-test", EVENT_RUN_COMPLETED, NULL, E));
         CHECK_OK(evidence_run_finish(
                 ev, "r-test", "completed", "pass", "[]", "**success criteria**: ALL PASS", E));
 #undef TICK
@@ -1097,6 +1132,7 @@ int main(void) {
                 T(test_runs_json_stale),
                 T(test_run_lifecycle_errors),
                 T(test_every_event_kind),
+                T(test_migration_2_keeps_the_journal),
                 T(test_finish_refused_with_open_lease),
                 T(test_history_in_order),
                 T(test_observations_json),

@@ -14,7 +14,7 @@
 #include "catalog/catalog.h"
 #include "plan/impact.h"
 
-static const struct kernel_features this_machine = {
+static const struct impact_kernel this_machine = {
         .known = true,
         .nft_owner = true,
         .tbf = true,
@@ -22,7 +22,7 @@ static const struct kernel_features this_machine = {
         .xt_nfqueue = true,
         .netdev_egress = true,
 };
-static const struct kernel_features with_netem = {
+static const struct impact_kernel with_netem = {
         .known = true,
         .nft_owner = true,
         .netem = true,
@@ -31,12 +31,13 @@ static const struct kernel_features with_netem = {
         .nft_queue = true,
         .netdev_egress = true,
 };
-static const struct kernel_features old_kernel = { .known = true, .netem = true, .tbf = true, .ifb = true };
+static const struct impact_kernel old_kernel = { .known = true, .netem = true, .tbf = true, .ifb = true };
 
 static int decide(
-        const struct kernel_features *k, const char *fault, bool scoped, const char *dir,
+        const struct impact_kernel *k, const char *fault, bool scoped, const char *dir,
         enum net_delivery *d, char *why) {
-        struct impact_request rq = { .fault_id = fault, .scoped = scoped, .direction = dir };
+        struct impact_request rq = { .def = catalog_find(fault), .scoped = scoped, .direction = dir };
+        assert_non_null(rq.def);
         return impact_net_delivery(&rq, k, d, why, 256);
 }
 
@@ -73,7 +74,7 @@ static void test_netem_kernel(void **state) {
         DELIVERS(&with_netem, "net.duplicate", false, "egress", "netem");
         DELIVERS(&with_netem, "net.packet_loss", false, "egress", "nft"); /* numgen dies with the agent */
 
-        struct kernel_features no_ifb = with_netem;
+        struct impact_kernel no_ifb = with_netem;
         no_ifb.ifb = false;
         DELIVERS(&no_ifb, "net.latency", false, "ingress", "shaper");
         DELIVERS(&no_ifb, "net.latency", false, "egress", "netem");
@@ -90,12 +91,12 @@ static void test_refusals_say_why(void **state) {
         assert_non_null(strstr(why, "owner tables"));
         DELIVERS(&old_kernel, "net.latency", false, "egress", "netem");
 
-        struct kernel_features no_queue = this_machine;
+        struct impact_kernel no_queue = this_machine;
         no_queue.xt_nfqueue = false;
         assert_int_equal(decide(&no_queue, "net.latency", false, "egress", &d, why), -EOPNOTSUPP);
         assert_non_null(strstr(why, "neither sch_netem nor an NFQUEUE"));
 
-        struct kernel_features no_egress_hook = this_machine;
+        struct impact_kernel no_egress_hook = this_machine;
         no_egress_hook.netdev_egress = false;
         assert_int_equal(decide(&no_egress_hook, "net.duplicate", false, "egress", &d, why), -EOPNOTSUPP);
         assert_non_null(strstr(why, "netdev egress hook (Linux >= 5.16)"));
@@ -108,8 +109,7 @@ static void test_covers_the_catalog(void **state) {
         (void)state;
         const struct fault_def *f;
         for (size_t i = 0; (f = catalog_at(i)); i++) {
-                bool net = f->mechanism == MECHANISM_NET_SHAPE || f->mechanism == MECHANISM_TBF ||
-                           f->mechanism == MECHANISM_NFT;
+                bool net = f->mechanism && strcmp(f->mechanism, "net") == 0;
                 enum net_delivery d;
                 char why[256];
                 int r = decide(&with_netem, f->id, false, "egress", &d, why);
@@ -118,12 +118,28 @@ static void test_covers_the_catalog(void **state) {
         }
 }
 
+/* The agent's JSON back into features, through the one list of names. */
+static void test_kernel_json(void **state) {
+        (void)state;
+        struct impact_kernel k;
+        json_t *j = json_pack("{s:b, s:b, s:b, s:s}", "known", 1, "netem", 1, "ifb", 0, "tbf", "yes");
+        impact_kernel_from_json(j, &k);
+        assert_true(k.known && k.netem && !k.ifb && !k.tbf);
+        json_object_set_new(j, "known", json_false());
+        impact_kernel_from_json(j, &k);
+        assert_false(k.known || k.netem);
+        impact_kernel_from_json(NULL, &k);
+        assert_false(k.known);
+        json_decref(j);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_this_machine),
                 cmocka_unit_test(test_netem_kernel),
                 cmocka_unit_test(test_refusals_say_why),
                 cmocka_unit_test(test_covers_the_catalog),
+                cmocka_unit_test(test_kernel_json),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,31 +8,45 @@
 
 #include <string.h>
 
+#include "common/fault-params.h"
 #include "fault/net-recipe.h"
 
-/* The recipe points into the params (peer addresses), as into a lease: they
- * stay until the next build. */
+/* params on top of the catalog's defaults, as the planner writes them, and
+ * the lease's net context; the recipe points into the net context (peer
+ * addresses), which stays until the next build. */
+static int build2(
+        const char *fault_id, const char *params, const char *net, struct net_recipe *ret,
+        struct mh_error *e) {
+        static struct fault_exec fx;
+        static json_t *p, *n;
+        json_decref(p), json_decref(n);
+        p = fault_params_defaults(catalog_find(fault_id), params);
+        n = net ? json_loads(net, 0, NULL) : NULL;
+        if (!p)
+                return -ENOENT;
+        fx = (struct fault_exec){ .lease_id = "l-0000000000000001" };
+        int r = fault_exec_bind(&fx, catalog_find(fault_id), p, n, e);
+        return r < 0 ? r : net_recipe_build(&fx, &fx.net, ret, e);
+}
+
 static int build(const char *fault_id, const char *params, struct net_recipe *ret, struct mh_error *e) {
-        static json_t *p;
-        json_decref(p);
-        p = json_loads(params, 0, NULL);
-        assert_non_null(p);
-        struct fault_exec fx = { .fault_id = fault_id, .lease_id = "l-0000000000000001", .params = p };
-        return net_recipe_build(&fx, ret, e);
+        return build2(fault_id, params, "{\"delivery\":\"nft\"}", ret, e);
 }
 
 static void test_every_network_fault_builds(void **state) {
         (void)state;
-        for (size_t i = 0; i < fault_mechanism_count(); i++) {
-                const char *id = fault_mechanism_at(i)->fault_id;
-                if (!net_fault_is_network(id))
+        for (size_t i = 0; i < catalog_size(); i++) {
+                const char *id = catalog_at(i)->id;
+                if (catalog_at(i)->net.action == NET_ACTION_NONE)
                         continue;
                 struct net_recipe rc;
                 struct mh_error e = { 0 };
-                const char *params = strcmp(id, "net.bandwidth") == 0
-                                             ? "{\"delivery\":\"tbf\",\"rate\":8000000}"
-                                             : "{\"delivery\":\"nft\",\"port\":80}";
-                if (build(id, params, &rc, &e) < 0)
+                bool bw = strcmp(id, "net.bandwidth") == 0;
+                const char *params = bw                                         ? "{\"rate\":8000000}"
+                                     : !fault_param_find(catalog_at(i), "port") ? "{}"
+                                                                                : "{\"port\":80}";
+                if (build2(id, params, bw ? "{\"delivery\":\"tbf\"}" : "{\"delivery\":\"nft\"}", &rc, &e) <
+                    0)
                         fail_msg("%s: %s", id, e.msg);
                 assert_true(rc.n_rules > 0 || rc.delivery == NET_DELIVERY_TBF);
                 assert_true(rc.dirs != 0);
@@ -42,8 +56,7 @@ static void test_every_network_fault_builds(void **state) {
 static void test_partition_both_ways_spares_loopback(void **state) {
         (void)state;
         struct net_recipe rc;
-        assert_int_equal(
-                build("net.partition", "{\"delivery\":\"nft\",\"direction\":\"both\"}", &rc, NULL), 0);
+        assert_int_equal(build("net.partition", "{\"direction\":\"both\"}", &rc, NULL), 0);
         assert_int_equal(rc.n_rules, 2);
         for (size_t i = 0; i < 2; i++) {
                 const struct net_rule *r = &rc.rules[i];
@@ -58,8 +71,7 @@ static void test_partition_both_ways_spares_loopback(void **state) {
 static void test_reset_is_ingress_to_port(void **state) {
         (void)state;
         struct net_recipe rc;
-        assert_int_equal(
-                build("net.connection_reset", "{\"delivery\":\"nft\",\"port\":8080}", &rc, NULL), 0);
+        assert_int_equal(build("net.connection_reset", "{\"port\":8080}", &rc, NULL), 0);
         assert_int_equal(rc.n_rules, 1);
         assert_true(rc.rules[0].ingress);
         assert_int_equal(rc.rules[0].spec.l4, NFT_L4_TCP);
@@ -73,7 +85,8 @@ static void test_scoped_latency_matches_both_ports_and_protocols(void **state) {
         (void)state;
         struct net_recipe rc;
         assert_int_equal(
-                build("net.latency", "{\"delivery\":\"shaper\",\"delay_ms\":70,\"port\":5432}", &rc, NULL),
+                build2("net.latency", "{\"delay_ms\":70,\"port\":5432}", "{\"delivery\":\"shaper\"}", &rc,
+                       NULL),
                 0);
         assert_int_equal(rc.n_rules, 4);
         assert_true(rc.scoped);
@@ -95,10 +108,8 @@ static void test_peers_narrow_by_direction(void **state) {
         (void)state;
         struct net_recipe rc;
         assert_int_equal(
-                build("net.packet_loss",
-                      "{\"delivery\":\"nft\",\"percent\":25,\"direction\":\"both\","
-                      "\"peers\":[\"172.17.0.3\",\"fd00::3\"]}",
-                      &rc, NULL),
+                build2("net.packet_loss", "{\"percent\":25,\"direction\":\"both\"}",
+                       "{\"delivery\":\"nft\",\"peers\":[\"172.17.0.3\",\"fd00::3\"]}", &rc, NULL),
                 0);
         assert_int_equal(rc.n_rules, 2);
         for (size_t i = 0; i < 2; i++) {
@@ -114,20 +125,49 @@ static void test_refusals(void **state) {
         (void)state;
         struct net_recipe rc;
         struct mh_error e = { 0 };
-        assert_int_equal(build("net.partition", "{\"peers\":[\"10.0.0.1\"]}", &rc, &e), -EINVAL);
+        assert_int_equal(build2("net.partition", "{}", "{\"peers\":[\"10.0.0.1\"]}", &rc, &e), -EINVAL);
         assert_non_null(strstr(e.msg, "no delivery"));
         assert_int_equal(
-                build("net.partition", "{\"delivery\":\"nft\",\"peers\":[\"db\"]}", &rc, &e), -EINVAL);
+                build2("net.partition", "{}", "{\"delivery\":\"nft\",\"peers\":[\"db\"]}", &rc, &e),
+                -EINVAL);
         assert_non_null(strstr(e.msg, "not an IP address"));
         assert_int_equal(
-                build("net.partition",
-                      "{\"delivery\":\"nft\",\"peers\":[\"1.0.0.1\",\"1.0.0.2\",\"1.0.0.3\",\"1.0.0.4\","
-                      "\"1.0.0.5\",\"1.0.0.6\",\"1.0.0.7\",\"1.0.0.8\",\"1.0.0.9\",\"1.0.0.10\",\"1.0.0."
-                      "11\","
-                      "\"1.0.0.12\",\"1.0.0.13\",\"1.0.0.14\",\"1.0.0.15\",\"1.0.0.16\",\"1.0.0.17\"]}",
-                      &rc, &e),
+                build2("net.partition", "{}",
+                       "{\"delivery\":\"nft\",\"peers\":[\"1.0.0.1\",\"1.0.0.2\",\"1.0.0.3\",\"1.0.0.4\","
+                       "\"1.0.0.5\",\"1.0.0.6\",\"1.0.0.7\",\"1.0.0.8\",\"1.0.0.9\",\"1.0.0.10\",\"1.0.0."
+                       "11\","
+                       "\"1.0.0.12\",\"1.0.0.13\",\"1.0.0.14\",\"1.0.0.15\",\"1.0.0.16\",\"1.0.0.17\"]}",
+                       &rc, &e),
                 -EINVAL);
-        assert_int_equal(build("container.pause", "{\"delivery\":\"nft\"}", &rc, &e), -EINVAL);
+        assert_int_equal(
+                build2("net.partition", "{}", "{\"delivery\":\"carrier-pigeon\"}", &rc, &e), -EINVAL);
+        assert_int_equal(build("container.pause", "{}", &rc, &e), -EINVAL);
+        /* A port-bound fault without its port would act on every port. */
+        assert_int_equal(build("dependency.block", "{}", &rc, &e), -EINVAL);
+        assert_non_null(strstr(e.msg, "missing"));
+}
+
+/* Binding is strict: unknown, missing, mistyped and out-of-range params are refused. */
+static void test_params_bound_strictly(void **state) {
+        (void)state;
+        struct net_recipe rc;
+        struct mh_error e = { 0 };
+        static const char *const bad[][2] = {
+                { "{\"delay_ms\":100,\"colour\":\"red\"}", "not a parameter" },
+                { "{\"delay_ms\":\"100\"}", "must be an integer" },
+                { "{\"delay_ms\":0}", "out of range" },
+                { "{\"direction\":\"sideways\"}", "not one of its choices" },
+        };
+        for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+                assert_int_equal(build("net.latency", bad[i][0], &rc, &e), -EINVAL);
+                if (!strstr(e.msg, bad[i][1]))
+                        fail_msg("%s: %s", bad[i][0], e.msg);
+        }
+        struct fault_exec fx = { 0 };
+        json_t *p = json_pack("{s:i}", "jitter_ms", 5); /* no delay_ms, no direction */
+        assert_int_equal(fault_exec_bind(&fx, catalog_find("net.latency"), p, NULL, &e), -EINVAL);
+        assert_non_null(strstr(e.msg, "'delay_ms' is missing"));
+        json_decref(p);
 }
 
 int main(void) {
@@ -138,8 +178,9 @@ int main(void) {
                 cmocka_unit_test(test_scoped_latency_matches_both_ports_and_protocols),
                 cmocka_unit_test(test_peers_narrow_by_direction),
                 cmocka_unit_test(test_refusals),
+                cmocka_unit_test(test_params_bound_strictly),
         };
         int failed = cmocka_run_group_tests(tests, NULL, NULL);
-        build("net.partition", "{}", &(struct net_recipe){ 0 }, NULL); /* frees the last params */
+        build2("net.partition", "{}", NULL, &(struct net_recipe){ 0 }, NULL); /* frees the last params */
         return failed;
 }
