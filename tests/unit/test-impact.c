@@ -34,8 +34,8 @@ static const struct impact_kernel with_netem = {
 static const struct impact_kernel old_kernel = { .known = true, .netem = true, .tbf = true, .ifb = true };
 
 static int decide(
-        const struct impact_kernel *k, const char *fault, bool scoped, const char *dir,
-        enum net_delivery *d, char *why) {
+        const struct impact_kernel *k, const char *fault, bool scoped, const char *dir, enum net_delivery *d,
+        char *why) {
         struct impact_request rq = { .def = catalog_find(fault), .scoped = scoped, .direction = dir };
         assert_non_null(rq.def);
         return impact_net_delivery(&rq, k, d, why, 256);
@@ -135,10 +135,8 @@ static void test_kernel_json(void **state) {
 
 int main(void) {
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_this_machine),
-                cmocka_unit_test(test_netem_kernel),
-                cmocka_unit_test(test_refusals_say_why),
-                cmocka_unit_test(test_covers_the_catalog),
+                cmocka_unit_test(test_this_machine),     cmocka_unit_test(test_netem_kernel),
+                cmocka_unit_test(test_refusals_say_why), cmocka_unit_test(test_covers_the_catalog),
                 cmocka_unit_test(test_kernel_json),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
