@@ -65,8 +65,6 @@ int rtnl_fail(struct rtnl *rt, struct mh_error *reterr, int r, const char *fmt, 
  * buf (RTNL_MSG_MAX bytes, aligned). */
 struct nlmsghdr *rtnl_msg_start(void *buf, uint16_t type, uint16_t flags, size_t hdrlen);
 
-/* Links of the current netns by name: a struct rtnl_link, or -ENODEV. */
-int rtnl_link_get(struct rtnl *rt, const char *name, struct rtnl_link *ret, struct mh_error *reterr);
 /* One tcmsg-based request: RTM_NEWQDISC etc. for ifindex/parent/handle. */
 struct nlmsghdr *rtnl_tc_msg_start(
         void *buf, uint16_t type, uint16_t flags, int ifindex, uint32_t parent, uint32_t handle,

@@ -1,4 +1,4 @@
-/* Links: listing them, bringing one up, deleting one, and the IFB devices the
+/* Links: listing them, their state and MTU, deleting one, and the IFB devices the
  * ingress redirect sends traffic through. */
 #include "sys/rtnl.h"
 
@@ -25,6 +25,11 @@ static int link_from_msg(const struct nlmsghdr *nlh, struct rtnl_link *ret) {
         l.up = ifi->ifi_flags & IFF_UP;
         if (!tb[IFLA_IFNAME] || rtnl_attr_strcpy(tb[IFLA_IFNAME], l.name, sizeof(l.name)) < 0)
                 return -EBADMSG;
+        if (tb[IFLA_MTU]) {
+                if (mnl_attr_get_payload_len(tb[IFLA_MTU]) < sizeof(uint32_t))
+                        return -EBADMSG;
+                l.mtu = mnl_attr_get_u32(tb[IFLA_MTU]);
+        }
         if (tb[IFLA_LINK]) {
                 if (mnl_attr_get_payload_len(tb[IFLA_LINK]) < sizeof(uint32_t))
                         return -EBADMSG;
@@ -145,17 +150,33 @@ int rtnl_link_ifindex(struct rtnl *rt, const char *name, int *ret_ifindex, struc
         return 0;
 }
 
-int rtnl_link_set_up(struct rtnl *rt, int ifindex, struct mh_error *reterr) {
+int rtnl_link_set_state(struct rtnl *rt, int ifindex, bool up, struct mh_error *reterr) {
         _Alignas(4) char req[RTNL_MSG_MAX];
         struct nlmsghdr *nlh = rtnl_msg_start(req, RTM_NEWLINK, 0, sizeof(struct ifinfomsg));
         struct ifinfomsg *ifi = mnl_nlmsg_get_payload(nlh);
 
         ifi->ifi_index = ifindex;
-        ifi->ifi_flags = IFF_UP;
+        ifi->ifi_flags = up ? IFF_UP : 0;
         ifi->ifi_change = IFF_UP;
         int r = rtnl_ack(rt, nlh, 0, NULL, NULL);
         if (r < 0)
-                return rtnl_fail(rt, reterr, r, "setting link %d up", ifindex);
+                return rtnl_fail(rt, reterr, r, "setting link %d %s", ifindex, up ? "up" : "down");
+        return 0;
+}
+
+int rtnl_link_set_up(struct rtnl *rt, int ifindex, struct mh_error *reterr) {
+        return rtnl_link_set_state(rt, ifindex, true, reterr);
+}
+
+int rtnl_link_set_mtu(struct rtnl *rt, int ifindex, uint32_t mtu, struct mh_error *reterr) {
+        _Alignas(4) char req[RTNL_MSG_MAX];
+        struct nlmsghdr *nlh = rtnl_msg_start(req, RTM_NEWLINK, 0, sizeof(struct ifinfomsg));
+
+        ((struct ifinfomsg *)mnl_nlmsg_get_payload(nlh))->ifi_index = ifindex;
+        mnl_attr_put_u32(nlh, IFLA_MTU, mtu);
+        int r = rtnl_ack(rt, nlh, 0, NULL, NULL);
+        if (r < 0)
+                return rtnl_fail(rt, reterr, r, "setting the MTU of link %d to %u", ifindex, mtu);
         return 0;
 }
 

@@ -59,12 +59,15 @@ DEFINE_FREEP(struct rtnl, rtnl_free)
 
 struct rtnl_link {
         int ifindex;
-        int link; /* IFLA_LINK (a veth's peer, in the peer's netns), 0 when absent */
-        bool up;  /* IFF_UP: administratively up */
+        int link;     /* IFLA_LINK (a veth's peer, in the peer's netns), 0 when absent */
+        bool up;      /* IFF_UP: administratively up */
+        uint32_t mtu; /* IFLA_MTU, 0 when absent */
         char name[IF_NAMESIZE];
         char kind[RTNL_KIND_MAX]; /* IFLA_INFO_KIND ("veth", "ifb"), "" for none (lo, physical) */
 };
 
+/* Links of the current netns by name: a struct rtnl_link, or -ENODEV. */
+int rtnl_link_get(struct rtnl *rt, const char *name, struct rtnl_link *ret, struct mh_error *reterr);
 /* -ENODEV (with a message) when there is no link of that name. */
 int rtnl_link_ifindex(struct rtnl *rt, const char *name, int *ret_ifindex, struct mh_error *reterr);
 /* Fills links[0..*ret_n) with the links of the current netns; -ENOBUFS when
@@ -72,6 +75,10 @@ int rtnl_link_ifindex(struct rtnl *rt, const char *name, int *ret_ifindex, struc
 int rtnl_link_list(
         struct rtnl *rt, struct rtnl_link *links, size_t max, size_t *ret_n, struct mh_error *reterr);
 int rtnl_link_set_up(struct rtnl *rt, int ifindex, struct mh_error *reterr);
+/* Sets IFF_UP (up) or clears it, leaving the other flags alone. */
+int rtnl_link_set_state(struct rtnl *rt, int ifindex, bool up, struct mh_error *reterr);
+/* IFLA_MTU; the kernel refuses one outside the device's min..max (-EINVAL, its reason in the message). */
+int rtnl_link_set_mtu(struct rtnl *rt, int ifindex, uint32_t mtu, struct mh_error *reterr);
 /* Deletes any link; see rtnl_ifb_del() for the careful way. */
 int rtnl_link_del(struct rtnl *rt, int ifindex, struct mh_error *reterr);
 

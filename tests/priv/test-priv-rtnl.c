@@ -42,6 +42,11 @@ enum op_kind {
         OP_QDISC_DEL_FOREIGN,
         OP_INGRESS_ADD,
         OP_REDIRECT_ADD, /* to the link itself: only the refusal is looked at */
+        OP_LINK_DOWN,
+        OP_LINK_UP,
+        OP_MTU_1400,
+        OP_MTU_60, /* below IPv4's minimum of 68 (ETH_MIN_MTU): the kernel refuses it */
+        OP_LINK_SHOW,
 };
 
 struct op {
@@ -106,6 +111,16 @@ static int run_op(struct rtnl *rt, const struct op *o, int out, struct mh_error 
         case OP_IFB_DEL: break; /* above, by name */
         case OP_INGRESS_ADD: return rtnl_qdisc_ingress_add(rt, ifindex, e);
         case OP_REDIRECT_ADD: return rtnl_filter_redirect_add(rt, ifindex, ifindex, e);
+        case OP_LINK_DOWN: return rtnl_link_set_state(rt, ifindex, false, e);
+        case OP_LINK_UP: return rtnl_link_set_state(rt, ifindex, true, e);
+        case OP_MTU_1400: return rtnl_link_set_mtu(rt, ifindex, 1400, e);
+        case OP_MTU_60: return rtnl_link_set_mtu(rt, ifindex, 60, e);
+        case OP_LINK_SHOW: {
+                struct rtnl_link l;
+                if ((r = rtnl_link_get(rt, o->dev, &l, e)) == 0)
+                        dprintf(out, "up=%d mtu=%u ", l.up, l.mtu);
+                return r;
+        }
         }
         return -EINVAL;
 }
@@ -133,7 +148,7 @@ static int op_in(const char *ns, enum op_kind kind, const char *dev, char *out, 
         assert_int_equal(netns_collect(pid, fd, buf, sizeof(buf)), 0);
         /* residue writes its text first, the result last */
         const char *num = buf;
-        for (const char *p = buf; kind == OP_RESIDUE && *p; p++)
+        for (const char *p = buf; (kind == OP_RESIDUE || kind == OP_LINK_SHOW) && *p; p++)
                 if (p[0] == ' ' && (p[1] == '-' || (p[1] >= '0' && p[1] <= '9')))
                         num = p + 1;
         assert_int_equal(sscanf(num, "%d", &r), 1);
@@ -338,6 +353,23 @@ static void test_probes(void **state) {
         assert_int_equal(r, 1);
 }
 
+/* A link's state and MTU as the kernel reports them, changed and read back. */
+static void test_link_state_and_mtu(void **state) {
+        (void)state;
+        char out[256];
+        assert_int_equal(op_in(pair.a, OP_LINK_SHOW, pair.dev_a, out, sizeof(out)), 0);
+        assert_non_null(strstr(out, "up=1 mtu=1500"));
+        assert_int_equal(op_in(pair.a, OP_LINK_DOWN, pair.dev_a, NULL, 0), 0);
+        assert_int_equal(op_in(pair.a, OP_LINK_SHOW, pair.dev_a, out, sizeof(out)), 0);
+        assert_non_null(strstr(out, "up=0 "));
+        assert_int_equal(op_in(pair.a, OP_LINK_UP, pair.dev_a, NULL, 0), 0);
+        assert_int_equal(op_in(pair.a, OP_MTU_1400, pair.dev_a, NULL, 0), 0);
+        assert_int_equal(op_in(pair.a, OP_LINK_SHOW, pair.dev_a, out, sizeof(out)), 0);
+        assert_non_null(strstr(out, "up=1 mtu=1400"));
+        assert_int_equal(op_in(pair.a, OP_MTU_60, pair.dev_a, out, sizeof(out)), -EINVAL);
+        assert_non_null(strstr(out, "setting the MTU of link"));
+}
+
 static int setup(void **state) {
         (void)state;
         return netns_pair_create(&pair, "mhrt", 211);
@@ -359,6 +391,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_tbf_egress, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_ingress_redirect, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_foreign_untouched, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_link_state_and_mtu, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
