@@ -5,8 +5,7 @@
 
 #include "agent/agent.h"
 #include "basic/exit-code.h"
-#include "basic/parse-number.h"
-#include "fault/fault-net.h"
+#include "fault/guard.h"
 #include "config.h"
 
 /* mayhem-agent serve [--roles ROLES]: see agent.h. */
@@ -63,30 +62,15 @@ static int serve(int argc, char **argv) {
         return agent_serve(&opt);
 }
 
-/* mayhem-agent guard --pid PID --start TICKS --lease ID: started by the agent
- * itself for a qdisc fault (src/fault/fault-net.h); not for people. */
+/* mayhem-agent guard ...: started by the agent itself for a fault the
+ * kernel does not drop with its sockets (src/fault/guard.h); not for people. */
 static int guard(int argc, char **argv) {
-        struct proc_identity target = { 0 };
-        const char *lease = NULL;
-        int64_t pid = 0, start = 0;
         struct mh_error e = { 0 };
-        for (int i = 2; i + 1 < argc; i += 2) {
-                if (strcmp(argv[i], "--pid") == 0)
-                        parse_int64(argv[i + 1], &pid);
-                else if (strcmp(argv[i], "--start") == 0)
-                        parse_int64(argv[i + 1], &start);
-                else if (strcmp(argv[i], "--lease") == 0)
-                        lease = argv[i + 1];
-        }
-        if (!lease || pid <= 0 || pid > INT32_MAX || start < 0) {
-                fprintf(stderr, "error: [usage] guard needs --pid, --start and --lease\n");
-                return MH_EXIT_USAGE_ERROR;
-        }
         signal(SIGPIPE, SIG_IGN);
-        target = (struct proc_identity){ .pid = (pid_t)pid, .start_time = (uint64_t)start };
-        if (fault_net_guard_run(&target, lease, &e) < 0) {
-                fprintf(stderr, "mayhem-agent guard: lease %s: COULD NOT CLEAN: %s\n", lease, e.msg);
-                return MH_EXIT_RECOVERY_FAILURE;
+        if (fault_guard_run(argc - 2, argv + 2, &e) < 0) {
+                fprintf(stderr, "mayhem-agent guard: COULD NOT UNDO: %s\n", e.msg);
+                return e.code == -EINVAL && strcmp(e.id, "usage") == 0 ? MH_EXIT_USAGE_ERROR
+                                                                       : MH_EXIT_RECOVERY_FAILURE;
         }
         return 0;
 }
@@ -105,7 +89,7 @@ int main(int argc, char **argv) {
                 return 0;
         }
         if (strcmp(argv[1], "serve") == 0) {
-                fault_net_guard_exe_set("/proc/self/exe");
+                fault_guard_exe_set("/proc/self/exe");
                 return serve(argc, argv);
         }
         if (strcmp(argv[1], "guard") == 0)

@@ -9,76 +9,11 @@
 
 #include "basic/clock.h"
 #include "basic/macro.h"
+#include "fault/guard.h"
 #include "fault/live.h"
 #include "fault/net-netns.h"
 
 #define FLAP_TICK_MS 20
-
-static const char *guard_exe; /* NULL: no guardian, so no qdisc faults */
-
-void fault_net_guard_exe_set(const char *exe) {
-        guard_exe = exe;
-}
-
-/* ---- the guardian ------------------------------------------------------ */
-
-static int guard_spawn(struct net_live *l, struct mh_error *reterr) {
-        int p[2];
-        if (!guard_exe)
-                return mh_error_fail(
-                        reterr, -EOPNOTSUPP, "no_guardian",
-                        "qdisc faults need a guardian to remove them if we die, and this program has none "
-                        "(only mayhem-agent applies them)");
-        char pid[24], start[24];
-        if (pipe2(p, O_CLOEXEC) < 0)
-                return mh_error_fail(reterr, negative_errno(), "guard", "pipe: %s", strerror(errno));
-        snprintf(pid, sizeof(pid), "%d", (int)l->target.pid);
-        snprintf(start, sizeof(start), "%llu", (unsigned long long)l->target.start_time);
-        char *argv[] = { "mayhem-agent", "guard",   "--pid",     pid, "--start",
-                         start,          "--lease", l->lease_id, NULL };
-        posix_spawn_file_actions_t fa;
-        posix_spawnattr_t at;
-        sigset_t none, dfl;
-        sigemptyset(&none);
-        sigfillset(&dfl);
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, p[0], STDIN_FILENO);
-        posix_spawnattr_init(&at);
-        posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-        posix_spawnattr_setsigmask(&at, &none);
-        posix_spawnattr_setsigdefault(&at, &dfl);
-        extern char **environ;
-        int r = posix_spawn(&l->guard_pid, guard_exe, &fa, &at, argv, environ);
-        posix_spawn_file_actions_destroy(&fa);
-        posix_spawnattr_destroy(&at);
-        close(p[0]);
-        if (r != 0) {
-                close(p[1]);
-                return mh_error_fail(
-                        reterr, -r, "guard", "cannot start the guardian %s: %s", guard_exe, strerror(r));
-        }
-        l->guard_fd = p[1];
-        return 0;
-}
-
-int fault_net_guard_run(const struct proc_identity *target, const char *lease_id, struct mh_error *reterr) {
-        char buf[64];
-        size_t got = 0;
-        for (;;) {
-                ssize_t n = read(STDIN_FILENO, buf + got, sizeof(buf) - 1 - got);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n <= 0)
-                        break;
-                got += (size_t)n;
-                buf[got] = '\0';
-                if (strstr(buf, "release\n"))
-                        return 0;
-                if (got >= sizeof(buf) - 1)
-                        got = 0;
-        }
-        return net_ns_clean(target, lease_id, reterr);
-}
 
 /* ---- dependency.flap -------------------------------------------------------- */
 
@@ -109,7 +44,7 @@ static void *flap_main(void *arg) {
 
 extern const struct fault_mechanism fault_net;
 
-static int deliver(struct net_live *l, struct mh_error *reterr) {
+static int deliver(struct net_live *l, const struct fault_exec *fx, struct mh_error *reterr) {
         int r;
         switch (l->rc.delivery) {
         case NET_DELIVERY_NFT:
@@ -121,7 +56,7 @@ static int deliver(struct net_live *l, struct mh_error *reterr) {
         case NET_DELIVERY_SHAPER: return net_rules_apply(l, reterr);
         default:
                 /* The guardian first: no qdisc exists without someone to remove it. */
-                if ((r = guard_spawn(l, reterr)) < 0)
+                if ((r = fault_guard_start(fx, &l->guard, reterr)) < 0)
                         return r;
                 return net_ns_qdisc_apply(&l->target, l->lease_id, &l->rc, reterr);
         }
@@ -151,7 +86,7 @@ static int apply(struct fault_exec *fx, struct mh_error *reterr) {
         l->target = fx->target.main;
         l->net = fx->net;
         int r = net_recipe_build(fx, &l->net, &l->rc, reterr);
-        if (r >= 0 && (r = deliver(l, reterr)) < 0)
+        if (r >= 0 && (r = deliver(l, fx, reterr)) < 0)
                 mh_error_prefix(reterr, "%s (%s): ", fx->def->id, net_delivery_to_string(l->rc.delivery));
         if (r >= 0 && (r = fault_live_put(fx->lives, fx->lease_id, &fault_net, l)) < 0)
                 mh_error_fail(

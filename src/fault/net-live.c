@@ -10,6 +10,7 @@
 
 #include "basic/clock.h"
 #include "basic/macro.h"
+#include "fault/guard.h"
 #include "fault/live.h"
 #include "sys/nft-rule.h"
 
@@ -18,32 +19,8 @@ struct net_live *net_live_new(const char *lease_id, struct fault_lives *lives) {
         if (!l)
                 return NULL;
         snprintf(l->lease_id, sizeof(l->lease_id), "%s", lease_id);
-        l->guard_fd = -EBADF;
         l->lives = lives;
         return l;
-}
-
-/* The guardian exits at once on "release"; it is reaped here, and killed if
- * it does not go within a second. */
-static void guard_release(struct net_live *l) {
-        if (l->guard_fd >= 0) {
-                static const char msg[] = "release\n";
-                ssize_t n = write(l->guard_fd, msg, sizeof(msg) - 1);
-                (void)n;
-                close(l->guard_fd);
-                l->guard_fd = -EBADF;
-        }
-        for (double until = monotonic_ms() + 1000; l->guard_pid > 0;) {
-                pid_t r = waitpid(l->guard_pid, NULL, WNOHANG);
-                if (r == l->guard_pid || (r < 0 && errno != EINTR))
-                        l->guard_pid = 0;
-                else if (monotonic_ms() > until) {
-                        kill(l->guard_pid, SIGKILL);
-                        waitpid(l->guard_pid, NULL, 0);
-                        l->guard_pid = 0;
-                } else
-                        sleep_ms(2);
-        }
 }
 
 struct closing {
@@ -92,6 +69,6 @@ void net_live_free(struct net_live *l) {
         }
         l->shaper = shaper_free(l->shaper);
         tables_delete(l);
-        guard_release(l);
+        l->guard = fault_guard_release(l->guard);
         free(l);
 }

@@ -33,12 +33,10 @@ struct net_live {
         pthread_t flap_thread;
         bool flap_started;
         atomic_bool flap_stop;
-        /* guardian of qdiscs: the write end of its stdin, and its pid */
-        int guard_fd;
-        pid_t guard_pid;
+        struct fault_guard *guard; /* of qdiscs (fault/guard.h); NULL for rules and the shaper */
 };
 
-/* A new record (zeroed, guard_fd -EBADF) for lease_id; NULL when out of memory. */
+/* A new record (zeroed) for lease_id; NULL when out of memory. */
 struct net_live *net_live_new(const char *lease_id, struct fault_lives *lives);
 /* Stops the flap thread and the shaper, deletes the tables, releases the
  * guardian (which then leaves the qdiscs to the caller), frees. NULL-safe. */

@@ -27,6 +27,7 @@
 #include "common/fault-params.h"
 #include "common/run-command.h"
 #include "fault/fault-net.h"
+#include "fault/guard.h"
 #include "fault/live.h"
 #include "fault/net-netns.h"
 
@@ -639,7 +640,7 @@ static int setup(void **state) {
         (void)state;
         const char *agent = getenv("MAYHEM_AGENT_BIN");
         if (agent)
-                fault_net_guard_exe_set(agent);
+                fault_guard_exe_set(agent);
         if (netns_pair_create(&pair, "mhfx", SUBNET) < 0 || !(lives = fault_lives_new()))
                 return -1;
         snprintf(addr_a2, sizeof(addr_a2), "10.%d.0.3", SUBNET);
