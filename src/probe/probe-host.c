@@ -15,7 +15,7 @@
 #include "basic/fileio.h"
 #include "basic/macro.h"
 #include "basic/parse-number.h"
-#include "engine/http-client.h"
+#include "http-client.h"
 #include "sys/process.h"
 
 #define FILE_PROBE_MAX  (1u << 20)

@@ -1416,7 +1416,7 @@ static void test_http_post(void **state) {
         };
 
         fake_reply(f, 201, "{\"Id\":\"abc\",\"Warnings\":[]}");
-        assert_int_equal(http_request_run(&req, &resp, NULL), 0);
+        assert_int_equal(unix_http_run(&req, &resp, NULL), 0);
         assert_int_equal(resp.status, 201);
         assert_string_equal(resp.body, "{\"Id\":\"abc\",\"Warnings\":[]}");
         assert_int_equal(resp.body_len, strlen(resp.body));
@@ -1432,7 +1432,7 @@ static void test_http_post(void **state) {
                                      .url = "http://localhost/v1.41/containers/x",
                                      .unix_socket = f->path };
         fake_reply(f, 204, "");
-        assert_int_equal(http_request_run(&req, &resp, NULL), 0);
+        assert_int_equal(unix_http_run(&req, &resp, NULL), 0);
         assert_int_equal(resp.status, 204);
         assert_string_equal(resp.body, "");
         assert_string_equal(fake_request(f, 1), "DELETE /v1.41/containers/x");
@@ -1465,7 +1465,7 @@ static void test_http_truncated(void **state) {
         };
 
         fake_reply(f, 200, "0123456789abcdefghijklmnopqrstuvwxyz");
-        assert_int_equal(http_request_run(&req, &resp, NULL), 0);
+        assert_int_equal(unix_http_run(&req, &resp, NULL), 0);
         assert_int_equal(resp.status, 200);
         assert_true(resp.truncated);
         assert_int_equal(resp.body_len, 10);
@@ -1474,7 +1474,7 @@ static void test_http_truncated(void **state) {
 
         /* Exactly at the cap is not truncated. */
         req.max_body = 36;
-        assert_int_equal(http_request_run(&req, &resp, NULL), 0);
+        assert_int_equal(unix_http_run(&req, &resp, NULL), 0);
         assert_false(resp.truncated);
         assert_int_equal(resp.body_len, 36);
         http_response_done(&resp);
@@ -1489,7 +1489,7 @@ static void test_http_timeout(void **state) {
         };
 
         fake_add(f, (struct fake_reply){ .hang = true });
-        int r = http_request_run(&req, &resp, &err);
+        int r = unix_http_run(&req, &resp, &err);
         assert_int_equal(r, -ETIMEDOUT);
         assert_string_equal(err.id, "http_transport");
         assert_int_equal(resp.status, 7);
@@ -1508,7 +1508,7 @@ static void test_http_rejects(void **state) {
         struct mh_error err = { 0 };
 
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                assert_int_equal(http_request_run(&bad[i], &resp, &err), -EINVAL);
+                assert_int_equal(unix_http_run(&bad[i], &resp, &err), -EINVAL);
                 assert_null(strchr(err.msg, '\n'));
         }
 }
