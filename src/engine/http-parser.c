@@ -374,6 +374,8 @@ int http_parser_eof(struct http_parser *p) {
         case HTTP_PARSE_STATUS:
                 if (p->head_len == 0)
                         return fail(p, "empty reply: the connection closed before a status line");
+                if (p->line_len == 0)
+                        return fail(p, "the connection closed after an interim (1xx) reply");
                 return fail(p, "the connection closed in the status line");
         case HTTP_PARSE_HEADER: return fail(p, "the connection closed in the headers");
         case HTTP_PARSE_BODY:
