@@ -9,9 +9,8 @@
 #include "basic/macro.h"
 #include "http-client.h"
 
-#define HTTP_SHOWN_MAX      64                  /* bytes of a bad line quoted in p->why */
-#define HTTP_LENGTH_DIGITS  18                  /* decimal digits of a Content-Length: under 10^18 */
-#define HTTP_CHUNK_SIZE_MAX ((1ull << 60) - 1u) /* HTTP_CHUNK_DIGITS hex digits */
+#define HTTP_SHOWN_MAX     64 /* bytes of a bad line quoted in p->why */
+#define HTTP_LENGTH_DIGITS 18 /* decimal digits of a Content-Length: under 10^18 */
 
 static int fail(struct http_parser *p, const char *fmt, ...) _printf_(2, 3);
 static int fail(struct http_parser *p, const char *fmt, ...) {
