@@ -1446,8 +1446,8 @@ static void test_http_post(void **state) {
         http_response_done(&resp);
 }
 
-/* Engine traffic never goes to a proxy from the environment (curl 7.88 skips
- * proxies for unix sockets by itself; the client also says so explicitly). */
+/* Engine traffic never goes to a proxy from the environment: the built-in
+ * client reads no proxy variable at all. */
 static void test_http_ignores_proxy_env(void **state) {
         static const char *const vars[] = { "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY" };
         struct fake *f = *state;
@@ -1790,6 +1790,31 @@ static void expect_timeout(struct fake *f, const char *raw, int64_t timeout_ms) 
         /* The deadline holds for the whole exchange, give or take the scheduler. */
         assert_true(took >= (double)timeout_ms - 1);
         assert_true(took < (double)timeout_ms + 1000);
+}
+
+/* A listener that never accepts, its backlog full: connect() itself waits,
+ * and the deadline covers that wait too. */
+static void test_http_connect_timeout(void **state) {
+        struct fake *f = *state;
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        struct http_request req = { .method = "GET", .url = "http://localhost/x", .timeout_ms = 150 };
+        struct http_response resp;
+        struct mh_error err = { 0 };
+        char path[160];
+
+        snprintf(path, sizeof(path), "%s/idle.sock", f->dir);
+        _cleanup_close_ int fd = listening_socket(path, false);
+        assert_int_equal(listen(fd, 0), 0);
+        _cleanup_close_ int first = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        assert_true(first >= 0);
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+        assert_int_equal(connect(first, (struct sockaddr *)&sa, sizeof(sa)), 0); /* fills the backlog */
+        req.unix_socket = path;
+        double start = monotonic_ms();
+        int r = unix_http_run(&req, &resp, &err);
+        double took = monotonic_ms() - start;
+        expect_error(&err, r, -ETIMEDOUT, "http_transport", "no complete reply within 150 ms");
+        assert_true(took >= 140 && took < 1150);
 }
 
 /* A reply that never finishes: stuck in the status line, the headers, a
@@ -2146,6 +2171,7 @@ int main(void) {
                 T(test_http_chunked_malformed),
                 T(test_http_malformed_head),
                 T(test_http_long_header),
+                T(test_http_connect_timeout),
                 T(test_http_never_finishes),
                 T(test_http_complete_without_close),
                 T(test_http_small_writes),
