@@ -10,6 +10,7 @@
 #include "basic/strbuf.h"
 #include "engine.h"
 #include "http-client.h"
+#include "unix-http.h"
 
 #define ENGINE_API_OURS_MAJOR   1
 #define ENGINE_API_OURS_MINOR   43 /* the newest API this client speaks */

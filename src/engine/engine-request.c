@@ -171,7 +171,7 @@ int engine_request(
                 .timeout_ms = call->timeout_ms ? call->timeout_ms : ENGINE_TIMEOUT_MS,
                 .max_body = max,
         };
-        int r = http_request_run(&req, &resp, reterr);
+        int r = unix_http_run(&req, &resp, reterr);
         if (r < 0)
                 return transport_error(e, call, r, reterr);
         if (resp.truncated)

@@ -1,9 +1,12 @@
 #pragma once
 
-/* The one HTTP seam (libcurl stays behind it): the engine client talks to
- * dockerd / podman over a unix socket through it, and the probes use it for
- * real http(s) URLs. Safe to call from several threads at once: every call
- * has its own connection and curl handle. */
+/* What the two HTTP clients share: the request and response types, their
+ * limits and error contract, and two helpers for text that goes into a URL
+ * or out of a reply. The engine talks to dockerd / podman over a unix socket
+ * with the built-in client of unix-http.h (no libcurl: the agent links it);
+ * the controller's http(s) probes use probe/http-client.h (the libcurl
+ * seam). Both are safe to call from several threads at once: every call has
+ * its own connection. */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,6 +18,8 @@
 #define HTTP_TIMEOUT_DEFAULT_MS   30000
 #define HTTP_BODY_MAX_DEFAULT     (1u << 20)
 #define HTTP_UNIX_SOCKET_PATH_MAX 108 /* sizeof(sockaddr_un.sun_path), NUL included */
+#define HTTP_METHOD_MAX           16
+#define HTTP_SHOWN_URL_MAX        256 /* bytes of a URL or method quoted in a message */
 
 struct http_request {
         const char *method;      /* "GET", "POST", "HEAD", "PUT", "DELETE", ... */
@@ -33,12 +38,13 @@ struct http_response {
         bool truncated; /* the server sent more than max_body: body holds the first max_body bytes */
 };
 
-/* Runs one request. Any HTTP status is a success here (the caller judges it).
- * A body over max_body is not an error: reading stops at the cap, the
- * connection is dropped and ret->truncated is set, so a probe still sees the
- * status and a caller that needs the whole body fails with -EFBIG itself.
+/* The contract of both clients (unix_http_run(), http_request_run()): one
+ * request, any HTTP status is a success (the caller judges it). A body over
+ * max_body is not an error: reading stops at the cap, the connection is
+ * dropped and ret->truncated is set, so a probe still sees the status and a
+ * caller that needs the whole body fails with -EFBIG itself.
  *
- * Transport failures return, with curl's explanation in reterr (exit class
+ * Transport failures return, with the explanation in reterr (exit class
  * GENERAL_FAILURE, id "http_transport"):
  *   -ENOENT / -ECONNREFUSED / -EACCES  connecting failed (the OS error of connect())
  *   -ETIMEDOUT                         timeout_ms passed
@@ -48,7 +54,12 @@ struct http_response {
  *   -EINVAL                            bad URL or unsupported scheme (only http and https)
  *   -ENOMEM, -EIO                      out of memory; anything else (TLS, ...)
  * ret is written only on success; release it with http_response_done(). */
-int http_request_run(const struct http_request *req, struct http_response *ret, struct mh_error *reterr);
+
+/* The checks both clients make before sending anything: an upper-case method
+ * token, an http:// or https:// URL, a unix socket path that fits. -EINVAL
+ * or -ENAMETOOLONG, id "http_request". */
+int http_request_check(const struct http_request *req, struct mh_error *reterr);
+
 void http_response_done(struct http_response *r);
 
 /* Copies at most len bytes of src (less at a NUL) into dst as one printable

@@ -15,8 +15,8 @@
 #include "basic/fileio.h"
 #include "basic/macro.h"
 #include "basic/parse-number.h"
-#include "engine/http-client.h"
 #include "basic/procfs.h"
+#include "http-client.h"
 
 #define FILE_PROBE_MAX  (1u << 20)
 #define METRIC_BODY_MAX (4u << 20)

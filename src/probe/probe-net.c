@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "basic/macro.h"
-#include "engine/http-client.h"
+#include "http-client.h"
 
 #define HTTP_PROBE_BODY_MAX (64u * 1024u)
 

@@ -16,11 +16,15 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "basic/clock.h"
 #include "basic/macro.h"
 #include "basic/strbuf.h"
+#include "config.h"
 #include "engine/engine-internal.h"
 #include "engine/engine.h"
 #include "engine/http-client.h"
+#include "engine/http-parser.h"
+#include "engine/unix-http.h"
 
 /* A FAKE engine. A real dockerd cannot be made to send a truncated, mistyped
  * or oversized reply, so these tests serve canned HTTP/1.1 responses from a
@@ -33,11 +37,13 @@
 #define FAKE_LINE_MAX     512
 #define FAKE_HEAD_MAX     65536
 #define FAKE_WAIT_MS      10000
+#define FAKE_DRIBBLE_US   100
 
 struct fake_reply {
         char *raw;
         size_t len;
-        bool hang; /* read the request, then answer nothing until the fake stops */
+        bool hang;      /* after raw (maybe nothing), hold the connection until the client closes it */
+        size_t dribble; /* send raw this many bytes at a time, pausing in between; 0: at once */
 };
 
 struct fake {
@@ -128,17 +134,18 @@ static void serve(struct fake *f, int fd) {
         _cleanup_free_ char *raw = NULL;
         struct fake_reply r = next_reply(f);
         raw = r.raw;
-        if (r.hang) {
-                struct pollfd p = { .fd = f->stop[0], .events = POLLIN };
-                (void)poll(&p, 1, FAKE_WAIT_MS);
-                return;
-        }
         while (off < r.len) {
-                ssize_t n = send(fd, r.raw + off, r.len - off, MSG_NOSIGNAL);
+                size_t want = r.dribble ? MIN(r.dribble, r.len - off) : r.len - off;
+                ssize_t n = send(fd, r.raw + off, want, MSG_NOSIGNAL);
                 if (n <= 0)
                         return; /* the client gave up (a body over its cap): fine */
                 off += (size_t)n;
+                if (r.dribble)
+                        usleep(FAKE_DRIBBLE_US);
         }
+        /* Until the client gives up (its timeout) or has all it wanted and closes. */
+        while (r.hang && wait_readable(fd, f->stop[0]) && recv(fd, buf, sizeof(buf), 0) > 0)
+                ;
 }
 
 static void *fake_main(void *arg) {
@@ -1110,12 +1117,12 @@ static void test_rejected_before_sending(void **state) {
 
 struct worker {
         struct engine *e;
-        int failures;
+        int calls, failures;
 };
 
 static void *inspect_worker(void *arg) {
         struct worker *w = arg;
-        for (int i = 0; i < CALLS_EACH; i++) {
+        for (int i = 0; i < w->calls; i++) {
                 struct engine_container c;
                 if (engine_container_inspect(w->e, "web", &c, NULL) < 0 || c.pid != 13470)
                         w->failures++;
@@ -1131,7 +1138,7 @@ static void test_threads(void **state) {
 
         fake_reply(f, 200, inspect_web);
         for (size_t i = 0; i < THREADS; i++) {
-                w[i] = (struct worker){ .e = e };
+                w[i] = (struct worker){ .e = e, .calls = CALLS_EACH };
                 assert_int_equal(pthread_create(&t[i], NULL, inspect_worker, &w[i]), 0);
         }
         for (size_t i = 0; i < THREADS; i++) {
@@ -1416,7 +1423,7 @@ static void test_http_post(void **state) {
         };
 
         fake_reply(f, 201, "{\"Id\":\"abc\",\"Warnings\":[]}");
-        assert_int_equal(http_request_run(&req, &resp, NULL), 0);
+        assert_int_equal(unix_http_run(&req, &resp, NULL), 0);
         assert_int_equal(resp.status, 201);
         assert_string_equal(resp.body, "{\"Id\":\"abc\",\"Warnings\":[]}");
         assert_int_equal(resp.body_len, strlen(resp.body));
@@ -1432,15 +1439,15 @@ static void test_http_post(void **state) {
                                      .url = "http://localhost/v1.41/containers/x",
                                      .unix_socket = f->path };
         fake_reply(f, 204, "");
-        assert_int_equal(http_request_run(&req, &resp, NULL), 0);
+        assert_int_equal(unix_http_run(&req, &resp, NULL), 0);
         assert_int_equal(resp.status, 204);
         assert_string_equal(resp.body, "");
         assert_string_equal(fake_request(f, 1), "DELETE /v1.41/containers/x");
         http_response_done(&resp);
 }
 
-/* Engine traffic never goes to a proxy from the environment (curl 7.88 skips
- * proxies for unix sockets by itself; the client also says so explicitly). */
+/* Engine traffic never goes to a proxy from the environment: the built-in
+ * client reads no proxy variable at all. */
 static void test_http_ignores_proxy_env(void **state) {
         static const char *const vars[] = { "http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY" };
         struct fake *f = *state;
@@ -1465,7 +1472,7 @@ static void test_http_truncated(void **state) {
         };
 
         fake_reply(f, 200, "0123456789abcdefghijklmnopqrstuvwxyz");
-        assert_int_equal(http_request_run(&req, &resp, NULL), 0);
+        assert_int_equal(unix_http_run(&req, &resp, NULL), 0);
         assert_int_equal(resp.status, 200);
         assert_true(resp.truncated);
         assert_int_equal(resp.body_len, 10);
@@ -1474,7 +1481,7 @@ static void test_http_truncated(void **state) {
 
         /* Exactly at the cap is not truncated. */
         req.max_body = 36;
-        assert_int_equal(http_request_run(&req, &resp, NULL), 0);
+        assert_int_equal(unix_http_run(&req, &resp, NULL), 0);
         assert_false(resp.truncated);
         assert_int_equal(resp.body_len, 36);
         http_response_done(&resp);
@@ -1489,7 +1496,7 @@ static void test_http_timeout(void **state) {
         };
 
         fake_add(f, (struct fake_reply){ .hang = true });
-        int r = http_request_run(&req, &resp, &err);
+        int r = unix_http_run(&req, &resp, &err);
         assert_int_equal(r, -ETIMEDOUT);
         assert_string_equal(err.id, "http_transport");
         assert_int_equal(resp.status, 7);
@@ -1508,7 +1515,7 @@ static void test_http_rejects(void **state) {
         struct mh_error err = { 0 };
 
         for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
-                assert_int_equal(http_request_run(&bad[i], &resp, &err), -EINVAL);
+                assert_int_equal(unix_http_run(&bad[i], &resp, &err), -EINVAL);
                 assert_null(strchr(err.msg, '\n'));
         }
 }
@@ -1520,6 +1527,604 @@ static void test_http_url_escape(void **state) {
         assert_string_equal(b.data, "a-Z_0.~%20%7B%22x%22%3A%5B1%5D%7D%3D%2F%C3%A9");
         assert_int_equal(http_url_escape(&b, "\x01\x02\x03\x04\x05\x06\x07"), -E2BIG);
         strbuf_done(&b);
+}
+
+/* ---- the built-in HTTP client: framing, limits, timeouts ---- */
+
+static void fake_raw_with(struct fake *f, const char *raw, size_t dribble, bool hang) {
+        char *copy = strdup(raw);
+        assert_non_null(copy);
+        fake_add(
+                f, (struct fake_reply){ .raw = copy, .len = strlen(raw), .dribble = dribble, .hang = hang });
+}
+
+/* body as a chunked reply in pieces of at most piece bytes; the first chunk
+ * carries an extension and the end a trailer, which the client must skip. */
+static char *chunked_reply(int status, const char *body, size_t piece) {
+        struct strbuf b = STRBUF_INIT(0);
+        size_t len = strlen(body);
+
+        assert_int_equal(
+                strbuf_printf(
+                        &b,
+                        "HTTP/1.1 %d Canned\r\nContent-Type: application/json\r\nTransfer-Encoding: "
+                        "chunked\r\n\r\n",
+                        status),
+                0);
+        for (size_t off = 0; off < len; off += piece) {
+                size_t n = MIN(piece, len - off);
+                assert_int_equal(strbuf_printf(&b, "%zx%s\r\n", n, off == 0 ? ";name=value" : ""), 0);
+                assert_int_equal(strbuf_append(&b, body + off, n), 0);
+                assert_int_equal(strbuf_puts(&b, "\r\n"), 0);
+        }
+        assert_int_equal(strbuf_puts(&b, "0\r\nX-Checksum: none\r\n\r\n"), 0);
+        return strbuf_steal(&b);
+}
+
+static void fake_chunked(struct fake *f, int status, const char *body, size_t piece, size_t dribble) {
+        char *raw = chunked_reply(status, body, piece);
+        fake_add(f, (struct fake_reply){ .raw = raw, .len = strlen(raw), .dribble = dribble });
+}
+
+static void test_http_chunked(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        struct engine_container c;
+        struct http_response resp;
+        struct http_request req = {
+                .method = "GET", .url = "http://localhost/x", .unix_socket = f->path, .max_body = 11
+        };
+
+        fake_chunked(f, 200, inspect_web, 97, 0);
+        assert_int_equal(engine_container_inspect(e, "web", &c, NULL), 0);
+        assert_int_equal(c.pid, 13470);
+        assert_string_equal(c.name, "shop-web-1");
+
+        /* One big chunk, and chunks of one byte. */
+        fake_reset(f);
+        fake_chunked(f, 200, inspect_web, sizeof(inspect_web), 0);
+        fake_chunked(f, 200, "hello world", 1, 0);
+        fake_chunked(f, 200, "hello world", 3, 0);
+        assert_int_equal(engine_container_inspect(e, "web", &c, NULL), 0);
+        assert_int_equal(c.pid, 13470);
+        assert_int_equal(unix_http_run(&req, &resp, NULL), 0);
+        assert_string_equal(resp.body, "hello world");
+        assert_int_equal(resp.body_len, 11);
+        assert_false(resp.truncated); /* exactly at the cap */
+        http_response_done(&resp);
+
+        /* Past max_body: the first max_body bytes, truncated, whether the cap falls inside a chunk or
+         * between two. */
+        req.max_body = 7;
+        assert_int_equal(unix_http_run(&req, &resp, NULL), 0);
+        assert_string_equal(resp.body, "hello w");
+        assert_true(resp.truncated);
+        http_response_done(&resp);
+        req.max_body = 6;
+        assert_int_equal(unix_http_run(&req, &resp, NULL), 0);
+        assert_string_equal(resp.body, "hello ");
+        assert_true(resp.truncated);
+        http_response_done(&resp);
+
+        /* Lower-case hex, "Chunked", bare LF line ends: what some servers send. */
+        fake_reset(f);
+        fake_raw(f, "HTTP/1.1 200 OK\nTransfer-Encoding: Chunked\n\nb\nhello world\n0\n\n");
+        req.max_body = 0;
+        assert_int_equal(unix_http_run(&req, &resp, NULL), 0);
+        assert_string_equal(resp.body, "hello world");
+        http_response_done(&resp);
+}
+
+static void test_http_chunked_malformed(void **state) {
+        static const struct {
+                const char *raw, *msg;
+        } cases[] = {
+                { "zz\r\nhello\r\n0\r\n\r\n", "bad chunk size line: 'zz'" },
+                { "\r\nhello\r\n0\r\n\r\n", "bad chunk size line: ''" },
+                { "-5\r\nhello\r\n0\r\n\r\n", "bad chunk size line: '-5'" },
+                { "5 x\r\nhello\r\n0\r\n\r\n", "bad chunk size line: '5 x'" },
+                { "1000000000000000\r\nhello", "chunk size '1000000000000000' is too large" },
+                { "5\r\nhelloXX\r\n0\r\n\r\n", "no CRLF after a chunk's data: 'X'" },
+                { "5\r\nhello\rX\r\n0\r\n\r\n", "no CRLF after a chunk's data: 'X'" },
+                { "5\r\nhello0\r\n\r\n", "no CRLF after a chunk's data: '0'" },
+                { "5\r\nhel", "the connection closed in a chunked body after 3 bytes" },
+                { "5\r\nhello\r\n", "the connection closed in a chunked body after 5 bytes" },
+                { "5\r\nhello\r\n0\r\n", "the connection closed in the trailers" },
+                { "5\r\nhello\r\n0\r\nno colon\r\n\r\n", "header line without a name: 'no colon'" },
+        };
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        char raw[256], msg[512];
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct engine_container c;
+                struct mh_error err = { 0 };
+
+                fake_reset(f);
+                snprintf(
+                        raw, sizeof(raw), "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%s",
+                        cases[i].raw);
+                fake_raw(f, raw);
+                int r = engine_container_inspect(e, "web", &c, &err);
+                snprintf(
+                        msg, sizeof(msg),
+                        "the Docker engine at %s: GET http://localhost/v1.41/containers/web/json: %s",
+                        f->path, cases[i].msg);
+                expect_error(&err, r, -EPROTO, "engine_bad_reply", msg);
+                assert_string_equal(err.msg, msg);
+        }
+
+        /* A chunked body past the engine's cap is -EFBIG, as one with a Content-Length is. */
+        size_t size = 2u << 20;
+        _cleanup_free_ char *body = malloc(size + 1);
+        assert_non_null(body);
+        memset(body, ' ', size);
+        body[0] = '{';
+        body[size - 1] = '}';
+        body[size] = '\0';
+        fake_reset(f);
+        fake_chunked(f, 200, body, 65536, 0);
+        struct engine_container c;
+        struct mh_error err = { 0 };
+        int r = engine_container_inspect(e, "web", &c, &err);
+        expect_error(
+                &err, r, -EFBIG, "engine_bad_reply",
+                "the reply to GET /v1.41/containers/web/json exceeds 1048576 bytes (HTTP 200)");
+}
+
+static void test_http_malformed_head(void **state) {
+        static const struct {
+                const char *raw, *msg;
+        } cases[] = {
+                { "HTTP/2 200\r\n\r\n", "not an HTTP/1.x status line: 'HTTP/2 200'" },
+                { "HTTP/1.1 600 Odd\r\n\r\n", "status 600 is not an HTTP status" },
+                { "HTTP/1.1 2000 OK\r\n\r\n", "not an HTTP/1.x status line" },
+                { "HTTP/1.1 200 OK\r\nContent-Length: 5x\r\n\r\nhello", "bad Content-Length '5x'" },
+                { "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n", "bad Content-Length '-1'" },
+                { "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\nabc",
+                  "two different Content-Length headers" },
+                { "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n",
+                  "both Content-Length and Transfer-Encoding" },
+                { "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, chunked\r\n\r\n",
+                  "unsupported Transfer-Encoding 'gzip, chunked'" },
+                { "HTTP/1.1 200 OK\r\nX-A: 1\r\n folded\r\n\r\n", "folded header line" },
+                { "HTTP/1.1 200 OK\r\nContent-Length : 2\r\n\r\nok", "bad header name" },
+                { "HTTP/1.1 200 OK\r\nX-A: a\x01z\r\n\r\n", "control character in a header line" },
+                { "HTTP/1.1 200 OK\r\nX-A: a\rz\r\n\r\n", "stray CR or NUL in a line" },
+                { "HTTP/1.1 101 Switching Protocols\r\n\r\n",
+                  "the server switched protocols (HTTP 101) unasked" },
+                { "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc",
+                  "the connection closed after 3 of 10 body bytes" },
+                { "HTTP/1.1 200 OK\r\n", "the connection closed in the headers" },
+                { "HTTP/1.1 20", "the connection closed in the status line" },
+                { "", "empty reply: the connection closed before a status line" },
+        };
+        struct fake *f = *state;
+        struct http_request req = { .method = "GET", .url = "http://localhost/x", .unix_socket = f->path };
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct http_response resp = { .status = 7 };
+                struct mh_error err = { 0 };
+                char msg[512];
+
+                fake_reset(f);
+                fake_raw(f, cases[i].raw);
+                int r = unix_http_run(&req, &resp, &err);
+                snprintf(msg, sizeof(msg), "GET http://localhost/x: %s", cases[i].msg);
+                expect_error(&err, r, -EPROTO, "http_transport", msg);
+                assert_int_equal(resp.status, 7);
+        }
+}
+
+/* A header line over HTTP_LINE_MAX, and a head over HTTP_HEAD_MAX made of lines that each fit. */
+static void test_http_long_header(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        struct strbuf b = STRBUF_INIT(0);
+        struct engine_container c;
+        struct mh_error err = { 0 };
+
+        assert_int_equal(strbuf_puts(&b, "HTTP/1.1 200 OK\r\nX-Long: "), 0);
+        for (size_t i = 0; i < HTTP_LINE_MAX; i++)
+                assert_int_equal(strbuf_putc(&b, 'a'), 0);
+        assert_int_equal(strbuf_puts(&b, "\r\nContent-Length: 2\r\n\r\n{}"), 0);
+        fake_reset(f);
+        fake_add(f, (struct fake_reply){ .raw = b.data, .len = b.len });
+        int r = engine_container_inspect(e, "web", &c, &err);
+        expect_error(&err, r, -EPROTO, "engine_bad_reply", ": a line longer than 8192 bytes");
+
+        /* A line of exactly HTTP_LINE_MAX bytes, CRLF included, is fine. */
+        b = STRBUF_INIT(0);
+        assert_int_equal(strbuf_puts(&b, "HTTP/1.1 200 OK\r\nX-Long: "), 0);
+        for (size_t i = strlen("X-Long: "); i < HTTP_LINE_MAX - 2; i++)
+                assert_int_equal(strbuf_putc(&b, 'a'), 0);
+        assert_int_equal(strbuf_puts(&b, "\r\nContent-Length: 2\r\n\r\n[]"), 0);
+        fake_add(f, (struct fake_reply){ .raw = b.data, .len = b.len });
+        struct engine_container *list = NULL;
+        size_t n = 1;
+        assert_int_equal(engine_container_list(e, NULL, false, &list, &n, &err), 0);
+        assert_int_equal(n, 0);
+
+        b = STRBUF_INIT(0);
+        assert_int_equal(strbuf_puts(&b, "HTTP/1.1 200 OK\r\n"), 0);
+        for (size_t i = 0; i < 10; i++) {
+                assert_int_equal(strbuf_printf(&b, "X-Part-%zu: ", i), 0);
+                for (size_t j = 0; j < 8000; j++)
+                        assert_int_equal(strbuf_putc(&b, 'b'), 0);
+                assert_int_equal(strbuf_puts(&b, "\r\n"), 0);
+        }
+        assert_int_equal(strbuf_puts(&b, "Content-Length: 2\r\n\r\n{}"), 0);
+        fake_reset(f);
+        fake_add(f, (struct fake_reply){ .raw = b.data, .len = b.len });
+        r = engine_container_inspect(e, "web", &c, &err);
+        expect_error(&err, r, -EPROTO, "engine_bad_reply", ": the headers exceed 65536 bytes");
+
+        b = STRBUF_INIT(0);
+        assert_int_equal(strbuf_puts(&b, "HTTP/1.1 200 OK\r\n"), 0);
+        for (size_t i = 0; i <= HTTP_HEADERS_MAX; i++)
+                assert_int_equal(strbuf_puts(&b, "X-Many: 1\r\n"), 0);
+        assert_int_equal(strbuf_puts(&b, "Content-Length: 2\r\n\r\n{}"), 0);
+        fake_reset(f);
+        fake_add(f, (struct fake_reply){ .raw = b.data, .len = b.len });
+        r = engine_container_inspect(e, "web", &c, &err);
+        expect_error(&err, r, -EPROTO, "engine_bad_reply", ": more than 128 header lines");
+}
+
+static void expect_timeout(struct fake *f, const char *raw, int64_t timeout_ms) {
+        struct http_request req = { .method = "GET",
+                                    .url = "http://localhost/slow",
+                                    .unix_socket = f->path,
+                                    .timeout_ms = timeout_ms };
+        struct http_response resp = { .status = 7 };
+        struct mh_error err = { 0 };
+        char msg[128];
+
+        fake_reset(f);
+        fake_raw_with(f, raw, 0, true);
+        double start = monotonic_ms();
+        int r = unix_http_run(&req, &resp, &err);
+        double took = monotonic_ms() - start;
+        snprintf(msg, sizeof(msg), "no complete reply within %lld ms", (long long)timeout_ms);
+        expect_error(&err, r, -ETIMEDOUT, "http_transport", msg);
+        assert_int_equal(resp.status, 7);
+        /* The deadline holds for the whole exchange, give or take the scheduler. */
+        assert_true(took >= (double)timeout_ms - 1);
+        assert_true(took < (double)timeout_ms + 1000);
+}
+
+/* A listener that never accepts, its backlog full: connect() itself waits,
+ * and the deadline covers that wait too. */
+static void test_http_connect_timeout(void **state) {
+        struct fake *f = *state;
+        struct sockaddr_un sa = { .sun_family = AF_UNIX };
+        struct http_request req = { .method = "GET", .url = "http://localhost/x", .timeout_ms = 150 };
+        struct http_response resp;
+        struct mh_error err = { 0 };
+        char path[160];
+
+        snprintf(path, sizeof(path), "%s/idle.sock", f->dir);
+        _cleanup_close_ int fd = listening_socket(path, false);
+        assert_int_equal(listen(fd, 0), 0);
+        _cleanup_close_ int first = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        assert_true(first >= 0);
+        memcpy(sa.sun_path, path, strlen(path) + 1);
+        assert_int_equal(connect(first, (struct sockaddr *)&sa, sizeof(sa)), 0); /* fills the backlog */
+        req.unix_socket = path;
+        double start = monotonic_ms();
+        int r = unix_http_run(&req, &resp, &err);
+        double took = monotonic_ms() - start;
+        expect_error(&err, r, -ETIMEDOUT, "http_transport", "no complete reply within 150 ms");
+        assert_true(took >= 140 && took < 1150);
+}
+
+/* A reply that never finishes: stuck in the status line, the headers, a
+ * Content-Length body, a chunked body, a body framed by the connection. */
+static void test_http_never_finishes(void **state) {
+        struct fake *f = *state;
+
+        expect_timeout(f, "HTTP/1.1 2", 150);
+        expect_timeout(f, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n", 150);
+        expect_timeout(f, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n01234", 150);
+        expect_timeout(f, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n", 150);
+        expect_timeout(f, "HTTP/1.1 200 OK\r\n\r\nuntil the end", 150);
+
+        /* Through the engine it is engine_timeout, with what was asked. */
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        struct engine_call call = { .method = "GET",
+                                    .path = "/v1.41/containers/web/json",
+                                    .reply_type = JSON_OBJECT,
+                                    .timeout_ms = 150 };
+        struct mh_error err = { 0 };
+        fake_reset(f);
+        fake_raw_with(f, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\n{", 0, true);
+        int r = engine_request(e, &call, NULL, NULL, &err);
+        expect_error(
+                &err, r, -ETIMEDOUT, "engine_timeout",
+                "did not answer GET /v1.41/containers/web/json in time");
+}
+
+/* A complete reply ends the exchange whether or not the engine closes the
+ * connection: Content-Length, chunked, no body (HEAD, 204, 304). */
+static void test_http_complete_without_close(void **state) {
+        static const struct {
+                const char *method, *raw, *body;
+                long status;
+        } cases[] = {
+                { "GET", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", "hello", 200 },
+                { "GET", "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n", "", 200 },
+                { "GET", "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n", "ok",
+                  200 },
+                { "HEAD", "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", "", 200 },
+                { "POST", "HTTP/1.1 204 No Content\r\n\r\n", "", 204 },
+                { "POST", "HTTP/1.1 304 Not Modified\r\nContent-Length: 12\r\n\r\n", "", 304 },
+                { "POST", "HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\n{}",
+                  "{}", 201 },
+        };
+        struct fake *f = *state;
+
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct http_request req = { .method = cases[i].method,
+                                            .url = "http://localhost/x",
+                                            .unix_socket = f->path,
+                                            .timeout_ms = 5000 };
+                struct http_response resp;
+                struct mh_error err = { 0 };
+
+                fake_reset(f);
+                fake_raw_with(f, cases[i].raw, 0, true);
+                int r = unix_http_run(&req, &resp, &err);
+                if (r < 0)
+                        print_message("case %zu: %s\n", i, err.msg);
+                assert_int_equal(r, 0);
+                assert_int_equal(resp.status, cases[i].status);
+                assert_string_equal(resp.body, cases[i].body);
+                assert_true(resp.total_ms < 2000);
+                http_response_done(&resp);
+        }
+}
+
+/* The engine's reply arriving a few bytes at a time. */
+static void test_http_small_writes(void **state) {
+        struct fake *f = *state;
+        struct engine *e = NULL;
+        struct engine_container c;
+        struct mh_error err = { 0 };
+        char head[512], *raw;
+
+        /* The head a byte at a time, as dockerd 20.10 sends it. */
+        snprintf(
+                head, sizeof(head),
+                "HTTP/1.1 200 OK\r\nApi-Version: 1.41\r\nContent-Type: application/json\r\n"
+                "Docker-Experimental: false\r\nServer: Docker/20.10.24+dfsg1 (linux)\r\n"
+                "Content-Length: %zu\r\n\r\n%s",
+                strlen(VERSION_141), VERSION_141);
+        fake_raw_with(f, head, 1, false);
+        fake_reply(f, 200, INFO_DOCKER);
+        assert_int_equal(engine_open(ENGINE_DOCKER, f->path, &e, &err), 0);
+        assert_string_equal(engine_api_version(e), "1.41");
+
+        raw = chunked_reply(200, inspect_web, 200);
+        fake_add(f, (struct fake_reply){ .raw = raw, .len = strlen(raw), .dribble = 3 });
+        assert_int_equal(engine_container_inspect(e, "web", &c, &err), 0);
+        assert_int_equal(c.pid, 13470);
+        engine_free(e);
+}
+
+/* What goes on the wire: one request per connection, asking to close it. */
+static void test_http_request_head(void **state) {
+        struct fake *f = *state;
+        struct http_response resp;
+        struct http_request req = { .method = "POST",
+                                    .url = "http://localhost/v1.41/containers/web/pause",
+                                    .unix_socket = f->path };
+
+        fake_reply(f, 204, "");
+        assert_int_equal(unix_http_run(&req, &resp, NULL), 0);
+        http_response_done(&resp);
+        assert_string_equal(fake_request(f, 0), "POST /v1.41/containers/web/pause");
+        assert_string_equal(
+                f->last_head,
+                "POST /v1.41/containers/web/pause HTTP/1.1\r\nHost: localhost\r\nUser-Agent: "
+                "mayhem/" MAYHEM_VERSION "\r\nAccept: */*\r\nConnection: close\r\nContent-Length: 0");
+
+        req = (struct http_request){ .method = "GET",
+                                     .url = "http://localhost?all=1#frag",
+                                     .unix_socket = f->path };
+        assert_int_equal(unix_http_run(&req, &resp, NULL), 0);
+        http_response_done(&resp);
+        assert_string_equal(fake_request(f, 1), "GET /?all=1");
+        assert_null(strstr(f->last_head, "Content-Length"));
+        assert_null(strstr(f->last_head, "Content-Type"));
+}
+
+static void test_http_unix_rejects(void **state) {
+        struct fake *f = *state;
+        const struct http_request bad[] = {
+                { .method = "GET", .url = "http://localhost/a b", .unix_socket = f->path },
+                { .method = "GET", .url = "http://localhost/a\r\nX-Injected: 1", .unix_socket = f->path },
+                { .method = "GET", .url = "http://localhost/caf\xc3\xa9", .unix_socket = f->path },
+                { .method = "GET", .url = "http:///nohost", .unix_socket = f->path },
+                { .method = "GET", .url = "http://user@localhost/", .unix_socket = f->path },
+                { .method = "GET", .url = "https://localhost/", .unix_socket = f->path },
+                { .method = "GET", .url = "http://localhost/" },
+        };
+        struct http_response resp;
+
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                struct mh_error err = { 0 };
+                assert_int_equal(unix_http_run(&bad[i], &resp, &err), -EINVAL);
+                assert_string_equal(err.id, "http_request");
+                assert_null(strchr(err.msg, '\n'));
+        }
+        assert_int_equal(fake_count(f), 0);
+}
+
+#define MANY_THREADS 16
+#define MANY_CALLS   10
+
+static void test_threads_chunked(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        struct worker w[MANY_THREADS];
+        pthread_t t[MANY_THREADS];
+
+        fake_chunked(f, 200, inspect_web, 512, 0);
+        for (size_t i = 0; i < MANY_THREADS; i++) {
+                w[i] = (struct worker){ .e = e, .calls = MANY_CALLS };
+                assert_int_equal(pthread_create(&t[i], NULL, inspect_worker, &w[i]), 0);
+        }
+        for (size_t i = 0; i < MANY_THREADS; i++) {
+                pthread_join(t[i], NULL);
+                assert_int_equal(w[i].failures, 0);
+        }
+        assert_int_equal(fake_count(f), OPEN_CALLS + MANY_THREADS * MANY_CALLS);
+}
+
+/* ---- the response parser on its own: the same answer however the bytes are cut ---- */
+
+struct parsed {
+        int r, status;
+        bool truncated;
+        char body[64], why[HTTP_WHY_MAX];
+};
+
+static struct parsed parse_cut(const char *raw, size_t len, size_t max, bool head, size_t piece) {
+        struct http_parser p;
+        struct parsed out = { 0 };
+        size_t off = 0;
+        int r = 0;
+
+        http_parser_init(&p, max, head);
+        while (r == 0 && off < len) {
+                size_t n = piece ? MIN(piece, len - off) : len - off;
+                r = http_parser_feed(&p, raw + off, n);
+                off += n;
+        }
+        if (r == 0)
+                r = http_parser_eof(&p);
+        out.r = r;
+        snprintf(out.why, sizeof(out.why), "%s", p.why);
+        if (r == 1) {
+                size_t n = 0;
+                _cleanup_free_ char *body = http_parser_steal_body(&p, &n);
+                assert_non_null(body);
+                assert_int_equal(strlen(body), n);
+                assert_true(n < sizeof(out.body));
+                memcpy(out.body, body, n + 1);
+                out.status = p.status;
+                out.truncated = p.truncated;
+        }
+        /* Once done or failed, it says so again. */
+        assert_int_equal(http_parser_feed(&p, "x", 1), r);
+        http_parser_done(&p);
+        return out;
+}
+
+static void test_http_parser(void **state) {
+        static const struct {
+                const char *raw;
+                size_t max;
+                bool head;
+                int r, status;
+                const char *body;
+                bool truncated;
+                const char *why;
+        } cases[] = {
+                { "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhelloEXTRA", 0, false, 1, 200, "hello", false,
+                  "" },
+                { "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", 5, false, 1, 200, "hello", false,
+                  "" },
+                { "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello", 4, false, 1, 200, "hell", true, "" },
+                { "HTTP/1.1 200 OK\r\ncontent-length:  2 \r\nContent-Length: 2\r\n\r\nhi", 0, false, 1, 200,
+                  "hi", false, "" },
+                { "HTTP/1.0 200 OK\r\n\r\nuntil close", 0, false, 1, 200, "until close", false, "" },
+                { "HTTP/1.0 200 OK\r\n\r\nuntil close", 11, false, 1, 200, "until close", false, "" },
+                { "HTTP/1.0 200 OK\r\n\r\nuntil close", 5, false, 1, 200, "until", true, "" },
+                { "HTTP/1.1 204\r\n\r\nignored", 0, false, 1, 204, "", false, "" },
+                { "HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\n", 0, true, 1, 200, "", false, "" },
+                { "HTTP/1.1 200 OK\r\nX-Name: caf\xc3\xa9\t!\r\n\r\n", 0, true, 1, 200, "", false, "" },
+                { "HTTP/1.1 100 Continue\r\nX: 1\r\n\r\nHTTP/1.1 102 Processing\r\n\r\nHTTP/1.1 200 OK\r\n"
+                  "Content-Length: 2\r\n\r\nok",
+                  0, false, 1, 200, "ok", false, "" },
+                { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5;a=b;c\r\nhello\r\n6 \r\n world\r\n"
+                  "0\r\nX-Trailer: 1\r\n\r\n",
+                  0, false, 1, 200, "hello world", false, "" },
+                { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n "
+                  "world\r\n0\r\n\r\n",
+                  11, false, 1, 200, "hello world", false, "" },
+                { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n6\r\n "
+                  "world\r\n0\r\n\r\n",
+                  5, false, 1, 200, "hello", true, "" },
+                { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nA\r\n0123456789\r\n0\r\n\r\n", 0,
+                  false, 1, 200, "0123456789", false, "" },
+                { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n0000000000000000\r\n", 0, false,
+                  -EPROTO, 0, "", false, "chunk size '0000000000000000' is too large" },
+                { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\r\n", 0, false, -EPROTO,
+                  0, "", false, "no CRLF after a chunk's data" },
+                { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r", 0, false,
+                  -EPROTO, 0, "", false, "the connection closed in the trailers" },
+                { "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n", 0,
+                  false, -EPROTO, 0, "", false, "unsupported Transfer-Encoding 'chunked'" },
+                { "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999\r\n\r\n", 0, false, -EPROTO, 0,
+                  "", false, "bad Content-Length '99999999999999999999'" },
+                { "HTTP/1.1 200 OK\r\nContent-Length:\r\n\r\n", 0, false, -EPROTO, 0, "", false,
+                  "bad Content-Length ''" },
+                { "HTTP/1.1 200 OK\r\n: no name\r\n\r\n", 0, false, -EPROTO, 0, "", false,
+                  "header line without a name" },
+                { "HTTP/1.1 200 OK\r\nX\x7f: 1\r\n\r\n", 0, false, -EPROTO, 0, "", false,
+                  "bad header name" },
+                { "HTTP/1.1 200 OK\r\r\n\r\n", 0, false, -EPROTO, 0, "", false,
+                  "stray CR or NUL in a line" },
+                { "\r\nHTTP/1.1 200 OK\r\n\r\n", 0, false, -EPROTO, 0, "", false,
+                  "not an HTTP/1.x status line: ''" },
+                { "HTTP/1.1 099 Low\r\n\r\n", 0, false, -EPROTO, 0, "", false,
+                  "status 99 is not an HTTP status" },
+                { "HTTP/1.2 200 OK\r\n\r\n", 0, false, -EPROTO, 0, "", false,
+                  "not an HTTP/1.x status line" },
+                { "http/1.1 200 OK\r\n\r\n", 0, false, -EPROTO, 0, "", false,
+                  "not an HTTP/1.x status line" },
+                { "HTTP/1.1 200 OK\x01\r\n\r\n", 0, false, -EPROTO, 0, "", false,
+                  "not an HTTP/1.x status line" },
+                { "HTTP/1.1 100 Continue\r\n\r\n", 0, false, -EPROTO, 0, "", false,
+                  "the connection closed after an interim (1xx) reply" },
+        };
+        size_t pieces[] = { 0, 1, 2, 3, 7, 64 };
+
+        (void)state;
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                size_t len = strlen(cases[i].raw);
+                for (size_t k = 0; k <= len + ELEMENTSOF(pieces); k++) {
+                        struct parsed got;
+                        if (k < ELEMENTSOF(pieces))
+                                got = parse_cut(cases[i].raw, len, cases[i].max, cases[i].head, pieces[k]);
+                        else {
+                                /* Two pieces, cut at every offset. */
+                                size_t cut = k - ELEMENTSOF(pieces);
+                                struct http_parser p;
+                                http_parser_init(&p, cases[i].max, cases[i].head);
+                                int r = http_parser_feed(&p, cases[i].raw, cut);
+                                if (r == 0)
+                                        r = http_parser_feed(&p, cases[i].raw + cut, len - cut);
+                                if (r == 0)
+                                        r = http_parser_eof(&p);
+                                got = (struct parsed){ .r = r,
+                                                       .status = r == 1 ? p.status : 0,
+                                                       .truncated = p.truncated };
+                                snprintf(
+                                        got.body, sizeof(got.body), "%s",
+                                        r == 1 && p.body.data ? p.body.data : "");
+                                snprintf(got.why, sizeof(got.why), "%s", p.why);
+                                http_parser_done(&p);
+                        }
+                        if (got.r != cases[i].r || !strstr(got.why, cases[i].why))
+                                print_message("case %zu, cut %zu: got %d '%s'\n", i, k, got.r, got.why);
+                        assert_int_equal(got.r, cases[i].r);
+                        assert_int_equal(got.status, cases[i].status);
+                        assert_string_equal(got.body, cases[i].body);
+                        assert_int_equal(got.truncated, cases[i].truncated);
+                        assert_non_null(strstr(got.why, cases[i].why));
+                }
+        }
 }
 
 #define T(f) cmocka_unit_test_setup_teardown(f, fake_setup, fake_teardown)
@@ -1562,6 +2167,18 @@ int main(void) {
                 T(test_http_timeout),
                 T(test_http_rejects),
                 T(test_http_url_escape),
+                T(test_http_chunked),
+                T(test_http_chunked_malformed),
+                T(test_http_malformed_head),
+                T(test_http_long_header),
+                T(test_http_connect_timeout),
+                T(test_http_never_finishes),
+                T(test_http_complete_without_close),
+                T(test_http_small_writes),
+                T(test_http_request_head),
+                T(test_http_unix_rejects),
+                T(test_threads_chunked),
+                cmocka_unit_test(test_http_parser),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
