@@ -213,6 +213,35 @@ static void latency_case(const char *params, double want, const char *what) {
         assert_added(measure_rtt(100).p50, 0, "after the run");
 }
 
+/* The impact gate's choice is evidence: the last run's history holds the
+ * delivery its progress log announced. */
+static void assert_impact_recorded(const char *fault) {
+        char delivery[16] = "";
+        char *log = demo_spawn_log(&demo), *at = strstr(log, "delivered by ");
+        if (!at || sscanf(at, "delivered by %15s", delivery) != 1)
+                fail_msg("%s: the run announced no delivery:\n%s", fault, log);
+        free(log);
+        json_t *runs = INSPECT(&demo, "runs");
+        const char *run_id = json_string_value(json_object_get(json_array_get(runs, 0), "id"));
+        assert_non_null(run_id);
+        json_t *h = INSPECT(&demo, "history", run_id);
+        size_t i;
+        json_t *ev;
+        bool found = false;
+        json_array_foreach(json_object_get(h, "events"), i, ev) {
+                const char *d = json_string_value(json_object_get(json_object_get(ev, "payload"), "f-0001"));
+                found = found ||
+                        (strcmp(json_string_value(json_object_get(ev, "kind")), "impact.decided") == 0 &&
+                         d && strcmp(d, delivery) == 0);
+        }
+        if (!found)
+                fail_msg(
+                        "%s: no impact.decided event with f-0001 %s in the history of %s", fault, delivery,
+                        run_id);
+        json_decref(h);
+        json_decref(runs);
+}
+
 static void test_latency(void **state) {
         (void)state;
         latency_case("delay_ms: 50", 50, "net.latency 50 ms");
@@ -227,6 +256,7 @@ static void test_latency(void **state) {
         assert_true(r.p90 - r.p10 > 15);
         wait_done(pid);
         assert_no_residue();
+        assert_impact_recorded("net.latency");
 }
 
 static void test_loss_reorder_duplicate(void **state) {
