@@ -27,7 +27,7 @@ struct fault_guard {
 };
 
 static char *dump(const json_t *j) {
-        return json_dumps(j ? j : json_object(), JSON_COMPACT);
+        return j ? json_dumps(j, JSON_COMPACT) : strdup("{}");
 }
 
 /* The lease's net context as JSON, for the guardian's argv. */
