@@ -1,8 +1,10 @@
 #include "ns.h"
 
+#include <assert.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -497,4 +499,109 @@ int ns_run(
         return ns_run_fd(
                 id, ns_mask, plain_trampoline, &c, timeout_ms, ret_out, ret_len, ret_fn_result, NULL,
                 reterr);
+}
+
+/* ---- the network namespace on a thread of our own ---- */
+
+struct net_visit {
+        const struct proc_identity *id;
+        int pidfd;
+        ns_net_fn fn;
+        void *arg;
+        struct mh_error *reterr;
+        int result;
+};
+
+static int setns_fail(struct mh_error *reterr, const struct proc_identity *id, const char *how, int r) {
+        return mh_error_fail(
+                reterr, r, "namespace", "process %d: setns(%s, net): %s%s", (int)id->pid, how, strerror(-r),
+                r == -EPERM ? " (needs CAP_SYS_ADMIN)" : "");
+}
+
+/* Runs on the visiting thread: only its namespace changes. */
+static int net_enter(const struct net_visit *v) {
+        _cleanup_close_ int procfd = -EBADF, nsfd = -EBADF;
+        char path[64];
+        int r;
+
+        if (setns(v->pidfd, CLONE_NEWNET) >= 0)
+                return 0;
+        r = negative_errno();
+        if (r == -ESRCH)
+                return gone(v->reterr, v->id);
+        if (r != -EINVAL)
+                return setns_fail(v->reterr, v->id, "pidfd", r);
+
+        /* Linux < 5.8 takes no pidfd here. The directory is opened after the
+         * pidfd's start-time check and the pidfd asked once more whether its
+         * process is alive: if so, the pid was never free in between, and
+         * /proc/PID is the process id names. */
+        snprintf(path, sizeof(path), "/proc/%d", (int)v->id->pid);
+        procfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        if (procfd < 0) {
+                r = negative_errno();
+                if (r == -ENOENT)
+                        return gone(v->reterr, v->id);
+                return mh_error_fail(v->reterr, r, "proc", "%s: %s", path, strerror(-r));
+        }
+        if (syscall(SYS_pidfd_send_signal, v->pidfd, 0, NULL, 0) < 0) {
+                r = negative_errno();
+                if (r == -ESRCH)
+                        return gone(v->reterr, v->id);
+                return mh_error_fail(v->reterr, r, "proc", "process %d: %s", (int)v->id->pid, strerror(-r));
+        }
+        nsfd = openat(procfd, "ns/net", O_RDONLY | O_CLOEXEC);
+        if (nsfd < 0) {
+                r = negative_errno();
+                /* A process that exited (or is a zombie) has no namespaces left. */
+                if (r == -ENOENT || r == -ESRCH)
+                        return gone(v->reterr, v->id);
+                return mh_error_fail(
+                        v->reterr, r, "namespace", "open /proc/%d/ns/net: %s", (int)v->id->pid,
+                        strerror(-r));
+        }
+        if (setns(nsfd, CLONE_NEWNET) < 0)
+                return setns_fail(v->reterr, v->id, "/proc/PID/ns/net", negative_errno());
+        return 0;
+}
+
+static void *net_visit_main(void *arg) {
+        struct net_visit *v = arg;
+        int r = net_enter(v);
+        v->result = r < 0 ? r : v->fn(v->arg, v->reterr);
+        return NULL;
+}
+
+int ns_net_run(const struct proc_identity *id, ns_net_fn fn, void *arg, struct mh_error *reterr) {
+        _cleanup_close_ int pidfd = -EBADF;
+        pthread_attr_t attr;
+        sigset_t all;
+        pthread_t t;
+        int r;
+
+        if (!id || !fn)
+                return mh_error_fail(
+                        reterr, -EINVAL, "invalid_argument", "ns_net_run: no target or function");
+        r = proc_pidfd_open(id, &pidfd, reterr);
+        if (r < 0)
+                return r;
+
+        struct net_visit v = { .id = id, .pidfd = pidfd, .fn = fn, .arg = arg, .reterr = reterr };
+        r = -pthread_attr_init(&attr);
+        if (r < 0)
+                return mh_error_fail(reterr, r, "namespace", "pthread_attr_init: %s", strerror(-r));
+        /* Blocked from its first instruction: a signal meant for the process
+         * is never handled on a thread that is inside the target's namespace. */
+        sigfillset(&all);
+        r = -pthread_attr_setsigmask_np(&attr, &all);
+        if (r == 0)
+                r = -pthread_create(&t, &attr, net_visit_main, &v);
+        pthread_attr_destroy(&attr);
+        if (r < 0)
+                return mh_error_fail(
+                        reterr, r, "namespace", "no thread to enter the network namespace of process %d: %s",
+                        (int)id->pid, strerror(-r));
+        r = pthread_join(t, NULL);
+        assert(r == 0); /* our own joinable thread */
+        return v.result;
 }

@@ -1,10 +1,16 @@
 #pragma once
 
 /* Running our own code inside another process's namespaces (shared/STYLE.md,
- * "Namespaces, processes, fds"): the caller never calls setns(); a forked,
- * short-lived child enters the target's namespaces, runs a function there and
- * reports back over a socketpair. Sockets the function opens (netlink, nft)
- * belong to the target's network namespace, which is the point. */
+ * "Namespaces, processes, fds"): the caller never calls setns() itself.
+ *
+ * - ns_net_run(): the network namespace only, on a dedicated short-lived
+ *   thread of the caller's process. Network namespaces are per thread, so the
+ *   thread enters the target's, runs a function there and exits; what the
+ *   function opens (netlink, nft, NFQUEUE sockets) belongs to the target's
+ *   namespace and stays in the caller's memory: no fork, no fd passing.
+ * - ns_run() / ns_run_fd(): any set of namespaces, in a forked, short-lived
+ *   child that reports back over a socketpair. Mount, pid and user namespaces
+ *   need it: setns() of those fails in a multi-threaded process. */
 
 #include <stddef.h>
 #include <stdint.h>
@@ -88,6 +94,38 @@ typedef int (*ns_fd_fn)(void *arg, char *out, size_t *out_len, int *ret_fd);
 int ns_run_fd(
         const struct proc_identity *id, unsigned ns_mask, ns_fd_fn fn, void *arg, int timeout_ms,
         char *ret_out, size_t *ret_len, int *ret_fn_result, int *ret_fd, struct mh_error *reterr);
+
+/* Runs on the ns_net_run() thread, inside the target's network namespace.
+ * The caller waits for it, so arg and reterr may point into the caller's
+ * stack. Returns >= 0 or -errno, with reterr set on failure. */
+typedef int (*ns_net_fn)(void *arg, struct mh_error *reterr);
+
+/* Calls fn(arg, reterr) on a new thread that has entered the network
+ * namespace of id, and joins it. Only that thread changes namespace: the
+ * caller's, and every other thread's, are untouched, before and after. The
+ * thread exits after fn (it never goes back to a pool), so no later work can
+ * find itself in the target's namespace.
+ *
+ * How the namespace is entered: a pidfd for id is opened and checked against
+ * the start time, then the thread calls setns(pidfd, CLONE_NEWNET) (Linux >=
+ * 5.8). On older kernels (EINVAL) it opens /proc/PID/ns/net relative to a
+ * /proc/PID directory fd opened after the pidfd check and re-verified against
+ * the pidfd, so a recycled pid never hands us someone else's namespace.
+ *
+ * fn runs in the caller's address space with all signals blocked: results
+ * and descriptors come back through arg. It must bound its own waits (there
+ * is no timeout: a thread cannot be killed); the netlink sockets of sys/ do,
+ * with receive timeouts. Inside fn, /proc/self/net shows the namespace of the
+ * thread group leader, not fn's: read /proc/thread-self/net. fn must not
+ * fork() with the expectation of a single-threaded child, nor setns() into
+ * anything but a network namespace.
+ *
+ * Returns what fn returned; or, when fn never ran: -EINVAL for a NULL id or
+ * fn; -ESRCH when the target is gone (or its pid recycled); -EPERM / -EINVAL
+ * from setns() (CAP_SYS_ADMIN missing, or a namespace the kernel refuses);
+ * -EAGAIN / -ENOMEM when no thread could be created. The descriptors it
+ * opened to get there are closed on every path. */
+int ns_net_run(const struct proc_identity *id, ns_net_fn fn, void *arg, struct mh_error *reterr);
 
 /* The inode of /proc/PID/ns/<kind>, checked against id's start time (to record
  * a namespace identity in a lease). -ESRCH when the process is gone. Two
