@@ -54,7 +54,9 @@ static struct fault_lives *lives;
 /* A lease as the runner sends it: the case's params text holds the fault's
  * params and, for brevity, the net context (delivery, peers, self) too. */
 struct lease {
+        const char *fault_id;
         json_t *params, *net;
+        json_t *restore; /* what apply recorded, as the agent keeps it */
 };
 
 static struct lease lease_of(const char *fault_id, const char *text) {
@@ -62,7 +64,7 @@ static struct lease lease_of(const char *fault_id, const char *text) {
         json_t *all = json_loads(text, 0, &jerr);
         if (!all)
                 fail_msg("bad params %s: %s", text, jerr.text);
-        struct lease l = { .net = json_object() };
+        struct lease l = { .fault_id = fault_id, .net = json_object(), .restore = json_object() };
         static const char *const net_keys[] = { "delivery", "peers", "self" };
         for (size_t i = 0; i < 3; i++)
                 if (json_object_get(all, net_keys[i])) {
@@ -80,11 +82,12 @@ static struct lease lease_of(const char *fault_id, const char *text) {
 static void lease_done(struct lease *l) {
         json_decref(l->params);
         json_decref(l->net);
+        json_decref(l->restore);
         *l = (struct lease){ 0 };
 }
 
 static struct fault_exec fx_of(const char *fault_id, const struct lease *l) {
-        struct fault_exec fx = { .lease_id = LEASE, .lives = lives, .restore = NULL };
+        struct fault_exec fx = { .lease_id = LEASE, .lives = lives, .restore = l ? l->restore : NULL };
         struct mh_error e = { 0 };
         if (fault_exec_bind(
                     &fx, catalog_find(fault_id), l ? l->params : json_object(), l ? l->net : NULL, &e) < 0)
@@ -112,13 +115,17 @@ static struct lease *apply(const char *fault_id, const char *params) {
         return &applied;
 }
 
+/* Every verify probe of the fault's compensation passes. */
 static void assert_clean(const char *fault_id, const struct lease *l) {
         struct fault_exec fx = fx_of(fault_id, l);
+        const struct fault_comp *c = &fx.def->comp;
         char detail[512];
         bool ok = false;
-        assert_int_equal(fault_verify_run(&fx, "net.clean", &ok, detail, sizeof(detail)), 0);
-        if (!ok)
-                fail_msg("residue after %s: %s", fault_id, detail);
+        for (size_t i = 0; i < fault_comp_n_verify(c); i++) {
+                assert_int_equal(fault_verify_run(&fx, c->verify[i], &ok, detail, sizeof(detail)), 0);
+                if (!ok)
+                        fail_msg("residue after %s (%s): %s", fault_id, c->verify[i], detail);
+        }
 }
 
 /* The catalog's undo ops, as the agent runs them. */
@@ -627,7 +634,7 @@ static void test_agent_killed(void **state) {
 static int undo_leftover(void **state) {
         (void)state;
         if (applied.params) {
-                struct fault_exec fx = fx_of("net.latency", &applied);
+                struct fault_exec fx = fx_of(applied.fault_id, &applied);
                 fault_undo_run(&fx, fx.def->comp.undo, fault_comp_n_undo(&fx.def->comp), NULL);
         }
         lease_done(&applied);
