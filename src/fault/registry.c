@@ -18,7 +18,8 @@
         X(fault_engine_stop)                                                                                \
         X(fault_crash_loop)                                                                                 \
         X(fault_cgroup_cpu)                                                                                 \
-        X(fault_net)
+        X(fault_net)                                                                                        \
+        /* one line each, above this one */
 
 #define AS_DECLARATION(m) extern const struct fault_mechanism m;
 FAULT_MECHANISMS(AS_DECLARATION)
