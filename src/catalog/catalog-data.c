@@ -1200,9 +1200,15 @@ const struct fault_def catalog_faults[] = {
                 .role = AGENT_ROLE_NETWORK,
                 .resource = RESOURCE_NETNS,
                 .conflict = CONFLICT_NETNS_LINK,
-                REFUSED("needs an rtnetlink MTU change in the target's netns with the previous MTU "
-                        "journalled",
-                        "use net.packet_loss to lose the oversized packets"),
+                .mechanism = "link.mtu",
+                .comp = COMP("link.restore_mtu", "link.mtu_restored", "link.mtu_set"),
+                PARAMS(P_STR("device", "eth0", "the target's network device"),
+                       P_INT("mtu", 1400, 576, 9216, "the MTU to set, bytes")),
+                .effect = "the MTU of device in the target's network namespace is set to mtu over "
+                          "rtnetlink, so "
+                          "packets larger than that are refused or fragmented",
+                .undo = "set the MTU recorded before the fault back (a guardian does it if the agent dies)",
+                .verify = "the device's MTU equals the recorded one",
         },
         {
                 .id = "net.packet_loss",

@@ -19,6 +19,7 @@
         X(fault_crash_loop)                                                                                 \
         X(fault_cgroup_cpu)                                                                                 \
         X(fault_net)                                                                                        \
+        X(fault_link_mtu)                                                                                   \
         /* one line each, above this one */
 
 #define AS_DECLARATION(m) extern const struct fault_mechanism m;

@@ -411,6 +411,29 @@ static void test_agent_sigkill(void **state) {
         assert_no_residue();
 }
 
+/* The target's eth0 MTU, as `ip link` in its netns shows it. */
+static unsigned target_mtu(void) {
+        char *out = in_target((const char *const[]){ "ip", "-o", "link", "show", "eth0", NULL });
+        const char *m = strstr(out, " mtu ");
+        unsigned mtu = 0;
+        if (!m || sscanf(m, " mtu %u", &mtu) != 1)
+                fail_msg("ip link show eth0 in the target: %s", out);
+        free(out);
+        return mtu;
+}
+
+static void test_mtu_mismatch(void **state) {
+        (void)state;
+        unsigned before = target_mtu();
+        pid_t pid = run_drill("net.mtu_mismatch", "mtu: 1280");
+        wait_in_force(pid);
+        assert_int_equal(target_mtu(), 1280);
+        wait_done(pid);
+        assert_int_equal(target_mtu(), before);
+        print_message("net.mtu_mismatch: eth0 MTU 1280 while held, %u again after\n", before);
+        assert_no_residue();
+}
+
 int main(void) {
         struct engine_container c;
         int r = demo_up(&demo);
@@ -434,6 +457,7 @@ int main(void) {
                 cmocka_unit_test(test_latency),        cmocka_unit_test(test_loss_reorder_duplicate),
                 cmocka_unit_test(test_bandwidth),      cmocka_unit_test(test_partition_reset_refuse),
                 cmocka_unit_test(test_scoped_to_peer), cmocka_unit_test(test_agent_sigkill),
+                cmocka_unit_test(test_mtu_mismatch),
         };
         if (getenv("MH_TEST_FILTER"))
                 cmocka_set_test_filter(getenv("MH_TEST_FILTER"));

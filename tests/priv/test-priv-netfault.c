@@ -17,6 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -562,6 +565,149 @@ static void test_bandwidth(void **state) {
 
 /* ---- the agent dies holding faults ------------------------------------------------ */
 
+/* ---- the device itself ------------------------------------------------------- */
+
+/* What `ip link` shows of the target's device: seen from outside the code under test. */
+struct link_seen {
+        bool up;
+        unsigned mtu;
+};
+
+static struct link_seen link_seen(void) {
+        struct cmd_result r = run_command(
+                NULL,
+                (const char *const[]){ "ip", "-n", pair.b, "-o", "link", "show", "dev", pair.dev_b, NULL });
+        struct link_seen l = { 0 };
+        char flags[128] = "";
+        const char *lt = r.out ? strchr(r.out, '<') : NULL, *mtu = r.out ? strstr(r.out, " mtu ") : NULL;
+        if (lt && sscanf(lt, "<%127[^>]>", flags) == 1)
+                for (char *save = NULL, *t = strtok_r(flags, ",", &save); t; t = strtok_r(NULL, ",", &save))
+                        l.up = l.up || strcmp(t, "UP") == 0;
+        if (!mtu || sscanf(mtu, " mtu %u", &l.mtu) != 1)
+                fail_msg("ip link show %s: %s", pair.dev_b, r.out ? r.out : r.err);
+        cmd_result_done(&r);
+        return l;
+}
+
+/* In b: one UDP datagram of size bytes that may not be fragmented, to a;
+ * writes 0 when it went out, -errno when the kernel refused it. */
+static int send_dgram(void *arg, int out) {
+        int size = *(int *)arg, pmtu = IP_PMTUDISC_DO;
+        static char buf[9000];
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(7060) };
+        int fd = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+        inet_pton(AF_INET, pair.addr_a, &sa.sin_addr);
+        bool sent = fd >= 0 && setsockopt(fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu)) == 0 &&
+                    sendto(fd, buf, (size_t)size, 0, (struct sockaddr *)&sa, sizeof(sa)) == size;
+        dprintf(out, "%d", sent ? 0 : -errno);
+        return 0;
+}
+
+static int dgram_from_b(int size) {
+        char out[16];
+        int fd, r = 1;
+        pid_t pid = netns_fork(pair.b, send_dgram, &size, &fd);
+        assert_true(pid > 0);
+        assert_int_equal(netns_collect(pid, fd, out, sizeof(out)), 0);
+        assert_int_equal(sscanf(out, "%d", &r), 1);
+        return r;
+}
+
+/* The fault refuses the lease with reason in its message; nothing is held. */
+static void refused(const char *fault_id, const char *params, const char *reason) {
+        struct lease l = lease_of(fault_id, params);
+        struct fault_exec fx = fx_of(fault_id, &l);
+        struct mh_error e = { 0 };
+        if (fx.mech->apply(&fx, &e) >= 0)
+                fail_msg("%s %s: applied", fault_id, params);
+        if (!strstr(e.msg, reason))
+                fail_msg("%s %s: %s", fault_id, params, e.msg);
+        assert_int_equal(fault_lives_count(lives), 0);
+        lease_done(&l);
+}
+
+static void test_mtu_mismatch(void **state) {
+        (void)state;
+        char params[96];
+        assert_int_equal(link_seen().mtu, 1500);
+        assert_int_equal(dgram_from_b(1400), 0);
+        snprintf(params, sizeof(params), "{\"device\":\"%s\",\"mtu\":1280}", pair.dev_b);
+        struct lease *p = apply("net.mtu_mismatch", params);
+        assert_int_equal(link_seen().mtu, 1280);
+        assert_int_equal(dgram_from_b(1400), -EMSGSIZE);
+        assert_int_equal(dgram_from_b(1200), 0);
+        assert_string_equal(json_string_value(json_object_get(p->restore, "device")), pair.dev_b);
+        assert_int_equal(json_integer_value(json_object_get(p->restore, "mtu")), 1500);
+        print_message("net.mtu_mismatch 1280: a 1400-byte datagram refused (EMSGSIZE), 1200 bytes sent\n");
+        undo("net.mtu_mismatch", p);
+        assert_int_equal(link_seen().mtu, 1500);
+        assert_int_equal(dgram_from_b(1400), 0);
+        snprintf(params, sizeof(params), "{\"device\":\"%s\",\"mtu\":1500}", pair.dev_b);
+        refused("net.mtu_mismatch", params, "would change nothing");
+        refused("net.mtu_mismatch", "{\"device\":\"nosuch0\"}", "nosuch0");
+        assert_int_equal(link_seen().mtu, 1500);
+}
+
+/* A process holding one fault (the agent's place), killed: its guardian undoes it. */
+struct stand_in {
+        const char *fault_id, *params;
+};
+
+static int one_fault_stand_in(void *arg, int out) {
+        const struct stand_in *a = arg;
+        lives = fault_lives_new();
+        struct lease l = lease_of(a->fault_id, a->params);
+        struct fault_exec fx = fx_of(a->fault_id, &l);
+        struct mh_error e = { 0 };
+        if (fx.mech->apply(&fx, &e) < 0) {
+                dprintf(out, "%s: %s", a->fault_id, e.msg);
+                return 1;
+        }
+        dprintf(out, "ok");
+        close(out);
+        return hold_forever(NULL, -1);
+}
+
+/* Kills the stand-in once its fault is in force; returns ms until back(). */
+static double killed_until(const struct stand_in *a, bool (*back)(void)) {
+        char buf[512] = "";
+        int p[2];
+        assert_int_equal(pipe(p), 0);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                close(p[0]);
+                _exit(one_fault_stand_in((void *)a, p[1]));
+        }
+        close(p[1]);
+        ssize_t n = read(p[0], buf, sizeof(buf) - 1);
+        close(p[0]);
+        if (n <= 0 || strncmp(buf, "ok", 2) != 0)
+                fail_msg("stand-in: %s", buf);
+        assert_false(back());
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        double t0 = monotonic_ms();
+        for (int i = 0; i < 200 && !back(); i++)
+                sleep_ms(10);
+        if (!back())
+                fail_msg("%s: not undone 2 s after SIGKILL of its holder", a->fault_id);
+        return monotonic_ms() - t0;
+}
+
+static bool mtu_back(void) {
+        return link_seen().mtu == 1500;
+}
+
+static void test_link_faults_guarded(void **state) {
+        (void)state;
+        char params[96];
+        snprintf(params, sizeof(params), "{\"device\":\"%s\",\"mtu\":1280}", pair.dev_b);
+        print_message(
+                "net.mtu_mismatch: MTU 1500 again %.0f ms after SIGKILL of its holder\n",
+                killed_until(&(struct stand_in){ "net.mtu_mismatch", params }, mtu_back));
+}
+
 static int agent_stand_in(void *arg, int out) {
         lives = fault_lives_new();
         char partition[160];
@@ -693,6 +839,8 @@ int main(void) {
                 cmocka_unit_test_teardown(test_slow_query, undo_leftover),
                 cmocka_unit_test_teardown(test_bandwidth, undo_leftover),
                 cmocka_unit_test_teardown(test_agent_killed, undo_leftover),
+                cmocka_unit_test_teardown(test_mtu_mismatch, undo_leftover),
+                cmocka_unit_test_teardown(test_link_faults_guarded, undo_leftover),
         };
         if (getenv("MH_TEST_FILTER")) /* e.g. MH_TEST_FILTER=test_bandwidth */
                 cmocka_set_test_filter(getenv("MH_TEST_FILTER"));
