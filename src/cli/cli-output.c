@@ -110,3 +110,9 @@ void cli_print_help(const struct cli_ctx *ctx, const struct cli_command *cmd) {
                 print_opts(f, cmd->opts);
         }
 }
+
+void cli_print_line(void *userdata, const char *line) {
+        FILE *f = userdata;
+        fprintf(f, "%s\n", line);
+        fflush(f);
+}

@@ -59,6 +59,8 @@ void cli_print_error(const struct cli_ctx *ctx, const struct mh_error *e);
 void cli_print_warning(const struct cli_ctx *ctx, const char *msg);
 /* Pretty JSON (indent 2, sorted keys) to ctx->out; steals j. */
 int cli_print_json(const struct cli_ctx *ctx, void *j, struct mh_error *reterr);
+/* A progress callback of run/ (recovery, the janitor): line and a newline on userdata, a FILE *. */
+void cli_print_line(void *userdata, const char *line);
 
 int cli_usage_error(struct mh_error *reterr, const struct cli_ctx *ctx, const char *fmt, ...) _printf_(3, 4);
 

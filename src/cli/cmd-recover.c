@@ -54,7 +54,8 @@ static int recover(struct cli_ctx *ctx, const struct cli_args *args, bool execut
                                       .n_run_ids = args->n_positional,
                                       .force = cli_arg(ctx, args, "force"),
                                       .mechanism = "manual",
-                                      .out = json ? NULL : ctx->out };
+                                      .progress = json ? NULL : cli_print_line,
+                                      .progress_userdata = ctx->out };
         int r = evidence_open(ctx->db_path, &ev, reterr);
         if (r < 0 || (r = recovery_run(ev, &o, &res, reterr)) < 0)
                 return r;
@@ -105,7 +106,8 @@ static int run_janitor(struct cli_ctx *ctx, const struct cli_args *args, struct 
         struct recovery_options o = { .mode = RECOVERY_JANITOR,
                                       .execute = cli_arg(ctx, args, "execute"),
                                       .mechanism = "janitor",
-                                      .out = json ? NULL : ctx->out };
+                                      .progress = json ? NULL : cli_print_line,
+                                      .progress_userdata = ctx->out };
         int r = evidence_open(ctx->db_path, &ev, reterr);
         if (r < 0 || (r = recovery_run(ev, &o, &res, reterr)) < 0)
                 return r;

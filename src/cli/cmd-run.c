@@ -68,7 +68,8 @@ static int sweep(struct cli_ctx *ctx, struct evidence *ev, bool json, struct mh_
         struct recovery_options o = { .mode = RECOVERY_JANITOR,
                                       .execute = true,
                                       .mechanism = "janitor",
-                                      .out = json ? NULL : ctx->err };
+                                      .progress = json ? NULL : cli_print_line,
+                                      .progress_userdata = ctx->err };
         struct recovery_result res = { 0 };
         int r = recovery_run(ev, &o, &res, reterr);
         size_t dirty = res.dirty;

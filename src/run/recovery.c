@@ -1,5 +1,6 @@
 #include "recovery.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -142,18 +143,23 @@ static void report(
                 names_of(json_object_get(lease, "verify"), "probe"), "outcome", outcome, "notes",
                 notes ? notes : "");
         json_array_append_new(rc->res->leases, item);
-        if (!rc->o->out)
+        if (!rc->o->progress)
                 return;
         const char *container = str(json_object_get(lease, "runtime_identity"), "container_name");
+        char line[1024];
         if (!rc->o->execute)
-                fprintf(rc->o->out, "would recover lease %s (%s on %s, %s): compensate=%s\n",
+                snprintf(
+                        line, sizeof(line), "would recover lease %s (%s on %s, %s): compensate=%s",
                         str(lease, "id"), str(lease, "fault_id"), container, str(lease, "state"), action);
         else if (strcmp(outcome, "recovered") == 0)
-                fprintf(rc->o->out, "recovered %s lease %s (%s on %s)\n", str(lease, "state"),
+                snprintf(
+                        line, sizeof(line), "recovered %s lease %s (%s on %s)", str(lease, "state"),
                         str(lease, "id"), str(lease, "fault_id"), container);
         else
-                fprintf(rc->o->out, "DIRTY lease %s (%s on %s): manual action required: %s\n",
+                snprintf(
+                        line, sizeof(line), "DIRTY lease %s (%s on %s): manual action required: %.600s",
                         str(lease, "id"), str(lease, "fault_id"), container, notes);
+        rc->o->progress(rc->o->progress_userdata, line);
 }
 
 static void recover_one(struct recovery *rc, const json_t *lease) {

@@ -10,7 +10,6 @@
 
 #include <jansson.h>
 #include <stdbool.h>
-#include <stdio.h>
 
 #include "basic/error.h"
 #include "evidence/evidence.h"
@@ -27,7 +26,9 @@ struct recovery_options {
         size_t n_run_ids;
         bool force;            /* RECOVERY_RUNS: even when the run's controller is alive */
         const char *mechanism; /* journal release_mechanism: "janitor" or "manual" */
-        FILE *out;             /* one line per lease, or NULL */
+        /* One line per lease (no newline), or NULL. */
+        void (*progress)(void *userdata, const char *line);
+        void *progress_userdata;
 };
 
 struct recovery_result {
