@@ -14,6 +14,14 @@ static const struct cli_opt recover_opts[] = {
         { 0 },
 };
 
+static const struct cli_opt forget_opts[] = {
+        { "reason", 'r', "TEXT", "why the lease is given up (required; kept in the journal)" },
+        { "force", 0, NULL, "even when the lease's run is still running under a live controller" },
+        { "json", 0, NULL, "machine-readable output" },
+        CLI_OPT_HELP,
+        { 0 },
+};
+
 static const struct cli_opt janitor_opts[] = {
         { "execute", 'e', NULL, "really undo (without it: preview)" },
         { "json", 0, NULL, "machine-readable output" },
@@ -99,6 +107,55 @@ static int run_status(struct cli_ctx *ctx, const struct cli_args *args, struct m
         return 0;
 }
 
+/* A lease of a run whose controller still lives is the controller's. */
+static int refuse_live_run(struct evidence *ev, const char *run_id, struct mh_error *reterr) {
+        json_t *runs = NULL;
+        int r = evidence_runs_json(ev, run_id, 1, &runs, reterr);
+        const char *status = json_string_value(json_object_get(json_array_get(runs, 0), "status"));
+        if (r >= 0 && status && strcmp(status, "running") == 0)
+                r = mh_error_set(
+                        reterr, -EBUSY, MH_EXIT_CONFIG_ERROR, "run_alive",
+                        "run %s is still running under a live controller; stop it (Ctrl-C undoes its "
+                        "faults) or pass --force",
+                        run_id);
+        json_decref(runs);
+        return r;
+}
+
+static int run_forget(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
+        _cleanup_(evidence_closep) struct evidence *ev = NULL;
+        const char *id = args->positional[0], *reason = cli_arg(ctx, args, "reason");
+        struct lease l = { 0 };
+        enum lease_state from;
+        if (!reason || !reason[0] || strpbrk(reason, "\n\r"))
+                return mh_error_set(
+                        reterr, -EINVAL, MH_EXIT_USAGE_ERROR, "usage",
+                        "recover forget needs --reason TEXT, one line: why the lease is given up");
+        int r = evidence_open(ctx->db_path, &ev, reterr);
+        if (r < 0 || (r = lease_get(ev, id, &l, reterr)) < 0)
+                return r == -ENOENT ? mh_error_set(
+                                              reterr, r, MH_EXIT_VALIDATION_ERROR, "validation",
+                                              "no lease '%s' in the evidence database", id)
+                                    : r;
+        if ((cli_arg(ctx, args, "force") || (r = refuse_live_run(ev, l.run_id, reterr)) >= 0) &&
+            (r = lease_forget(ev, id, reason, &from, reterr)) >= 0) {
+                if (want_json(ctx, args))
+                        r = cli_print_json(
+                                ctx,
+                                json_pack(
+                                        "{s:s, s:s, s:s, s:s}", "lease", id, "fault", l.fault_id, "was",
+                                        lease_state_to_string(from), "reason", reason),
+                                reterr);
+                else
+                        fprintf(ctx->out,
+                                "forgot lease %s (%s, was %s): %s\nnothing was undone: check its target by "
+                                "hand\n",
+                                id, l.fault_id, lease_state_to_string(from), reason);
+        }
+        lease_done(&l);
+        return r;
+}
+
 static int run_janitor(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
         _cleanup_(evidence_closep) struct evidence *ev = NULL;
         struct recovery_result res = { 0 };
@@ -132,13 +189,26 @@ RECOVER_SUB(plan, run_plan, "what recovery would undo and check, lease by lease"
 RECOVER_SUB(
         execute, run_execute, "undo and verify every open lease of these runs (exit 7 if one stays dirty)");
 
+static const struct cli_command recover_forget = {
+        .name = "forget",
+        .summary = "give up a lease that cannot be undone (a person's decision, kept in the journal)",
+        .usage = "LEASE_ID --reason TEXT [--force] [--json]",
+        .help = "For a lease recovery cannot clean up (its target was removed, or fixed by hand): it is\n"
+                "marked expired with release mechanism manual and the reason in its notes, nothing is\n"
+                "undone, and later runs and the janitor no longer act on it.",
+        .opts = forget_opts,
+        .min_args = 1,
+        .max_args = 1,
+        .run = run_forget,
+};
+
 static const struct cli_command *const recover_subcommands[] = { &recover_status, &recover_plan,
-                                                                 &recover_execute, NULL };
+                                                                 &recover_execute, &recover_forget, NULL };
 
 const struct cli_command cli_recover = {
         .name = "recover",
         .summary = "undo what runs left behind (a killed controller or agent)",
-        .usage = "status|plan|execute RUN_ID...",
+        .usage = "status|plan|execute RUN_ID... | forget LEASE_ID --reason TEXT",
         .help = "Replays the undo ops recorded in each open lease through a fresh local agent, then the\n"
                 "verify probes. A lease is released only when they pass; otherwise it is dirty and the\n"
                 "message says what to fix by hand (exit 7). Undo is idempotent: a lease already undone\n"

@@ -28,7 +28,7 @@ DEFINE_STRING_TABLE_LOOKUP(lease_mechanism, enum lease_mechanism)
 static const bool transitions[_LEASE_STATE_MAX][_LEASE_STATE_MAX] = {
         [LEASE_PENDING] = { [LEASE_ACTIVE] = true, [LEASE_RELEASING] = true, [LEASE_EXPIRED] = true },
         [LEASE_ACTIVE] = { [LEASE_RELEASING] = true, [LEASE_EXPIRED] = true, [LEASE_ORPHANED] = true },
-        [LEASE_ORPHANED] = { [LEASE_RELEASING] = true },
+        [LEASE_ORPHANED] = { [LEASE_RELEASING] = true, [LEASE_EXPIRED] = true },
         [LEASE_RELEASING] = { [LEASE_RELEASED] = true, [LEASE_DIRTY] = true },
         [LEASE_DIRTY] = { [LEASE_EXPIRED] = true, [LEASE_RELEASING] = true },
 };
@@ -484,4 +484,38 @@ int lease_list(
         struct mh_error *reterr) {
         EVIDENCE_LOCK_SCOPE(ev);
         return evidence_lease_list_locked(ev, "lease_list", run_id, only_open, ret, ret_n, reterr);
+}
+
+int lease_forget(
+        struct evidence *ev, const char *lease_id, const char *reason, enum lease_state *ret_from,
+        struct mh_error *reterr) {
+        static const char op[] = "lease_forget";
+        struct lease l;
+        char notes[1024];
+        int r;
+        if ((r = evidence_check_str(op, "reason", reason, reterr)) < 0 ||
+            (r = lease_get(ev, lease_id, &l, reterr)) < 0)
+                return r;
+        enum lease_state from = l.state;
+        lease_done(&l);
+        if (lease_state_is_safe_terminal(from))
+                return mh_error_set(
+                        reterr, -EALREADY, MH_EXIT_VALIDATION_ERROR, "lease_closed",
+                        "%s: lease %s is %s already: nothing to forget", op, lease_id,
+                        lease_state_to_string(from));
+        snprintf(
+                notes, sizeof(notes), "forgotten by hand (was %s): %s", lease_state_to_string(from), reason);
+        struct lease_update dirty = { .escalation_notes = notes }, expired = { .escalation_notes = notes,
+                                                                               .release_mechanism = "manual",
+                                                                               .set_released_at = true };
+        if (from == LEASE_RELEASING &&
+            (r = lease_transition(ev, lease_id, from, LEASE_DIRTY, &dirty, reterr)) < 0)
+                return r;
+        r = lease_transition(
+                ev, lease_id, from == LEASE_RELEASING ? LEASE_DIRTY : from, LEASE_EXPIRED, &expired, reterr);
+        if (r < 0 || (r = evidence_recovery_record(
+                              ev, lease_id, 1, "manual", "{\"forgotten\":true}", false, reterr)) < 0)
+                return r;
+        *ret_from = from;
+        return 0;
 }

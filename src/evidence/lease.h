@@ -31,7 +31,7 @@ int lease_state_from_string(const char *s);
 bool lease_state_is_safe_terminal(enum lease_state s);
 
 /* pending->{active, releasing, expired}; active->{releasing, expired, orphaned};
- * orphaned->{releasing}; releasing->{released, dirty}; dirty->{expired, releasing}. */
+ * orphaned->{releasing, expired}; releasing->{released, dirty}; dirty->{expired, releasing}. */
 bool lease_transition_allowed(enum lease_state from, enum lease_state to);
 
 /* How a lease was released (release_mechanism; also a recovery record's mechanism). */
@@ -87,6 +87,17 @@ struct lease_update {
 int lease_transition(
         struct evidence *ev, const char *lease_id, enum lease_state from, enum lease_state to,
         const struct lease_update *upd, struct mh_error *reterr);
+
+/* A person gives the lease up (`mayhem recover forget`): it cannot be
+ * undone and verified, and they take it from here. Whatever open state it
+ * is in becomes expired (releasing through dirty), with release mechanism
+ * manual, the reason in its escalation notes and a recovery record that says
+ * nothing was verified; later runs and the janitor no longer act on it.
+ * -EALREADY for a lease that is released or expired already, -ENOENT for an
+ * unknown one. *ret_from gets the state it left. */
+int lease_forget(
+        struct evidence *ev, const char *lease_id, const char *reason, enum lease_state *ret_from,
+        struct mh_error *reterr);
 
 /* Pushes expires_at to now + ttl_seconds (0: the default) for a lease that is
  * pending or active; -ESTALE otherwise. */

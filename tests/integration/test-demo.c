@@ -253,6 +253,32 @@ static void test_undo_failure_is_dirty(void **state) {
         const char *notes = json_string_value(json_object_get(l, "escalation_notes"));
         assert_non_null(strstr(notes, "engine.start: "));
         assert_non_null(strcasestr(notes, "no such container")); /* Docker and Podman word it differently */
+
+        /* A person gives it up: the journal keeps why, the janitor lets it be. */
+        const char *id = json_string_value(json_object_get(l, "id"));
+        struct cmd_result r = MAYHEM(&demo, "recover", "forget", id);
+        assert_int_equal(r.exit, 2); /* no --reason: a usage error */
+        cmd_result_done(&r);
+        r = MAYHEM(&demo, "recover", "forget", id, "--reason", "demo-api was removed by the test");
+        if (r.exit != 0)
+                fail_msg("forget: exit %d %s%s", r.exit, r.out, r.err);
+        assert_non_null(strstr(r.out, "was dirty"));
+        cmd_result_done(&r);
+        json_t *left = INSPECT(&demo, "leases");
+        assert_int_equal(json_array_size(left), 0);
+        json_decref(left);
+        json_t *all = INSPECT(&demo, "leases", "--all");
+        json_t *gone = json_array_get(all, 0);
+        assert_string_equal(json_string_value(json_object_get(gone, "state")), "expired");
+        assert_string_equal(json_string_value(json_object_get(gone, "release_mechanism")), "manual");
+        assert_non_null(
+                strstr(json_string_value(json_object_get(gone, "escalation_notes")),
+                       "forgotten by hand (was dirty): demo-api was removed by the test"));
+        json_decref(all);
+        r = MAYHEM(&demo, "janitor", "--execute");
+        assert_int_equal(r.exit, 0);
+        assert_non_null(strstr(r.out, "nothing to recover"));
+        cmd_result_done(&r);
         json_decref(open);
         json_decref(lease);
 }

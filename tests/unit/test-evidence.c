@@ -381,7 +381,7 @@ static bool expected_allowed(enum lease_state from, enum lease_state to) {
                 { LEASE_ACTIVE, LEASE_EXPIRED },     { LEASE_ACTIVE, LEASE_ORPHANED },
                 { LEASE_ORPHANED, LEASE_RELEASING }, { LEASE_RELEASING, LEASE_RELEASED },
                 { LEASE_RELEASING, LEASE_DIRTY },    { LEASE_DIRTY, LEASE_EXPIRED },
-                { LEASE_DIRTY, LEASE_RELEASING },
+                { LEASE_DIRTY, LEASE_RELEASING },    { LEASE_ORPHANED, LEASE_EXPIRED },
         };
         for (size_t i = 0; i < ELEMENTSOF(edges); i++)
                 if (edges[i].from == from && edges[i].to == to)
@@ -399,6 +399,35 @@ static void assert_same_lease(const struct lease *a, const struct lease *b) {
         assert_string_equal(a->injected_at, b->injected_at);
         assert_string_equal(a->released_at, b->released_at);
         assert_string_equal(a->expires_at, b->expires_at);
+}
+
+/* A person gives leases up from every open state; closed ones are refused. */
+static void test_forget(void **state) {
+        struct evidence *ev = fx_open(state);
+        begin_run(ev, "r-test", 0, 0);
+        static const enum lease_state open[] = { LEASE_PENDING, LEASE_ACTIVE, LEASE_ORPHANED,
+                                                 LEASE_RELEASING, LEASE_DIRTY };
+        for (size_t i = 0; i < ELEMENTSOF(open); i++) {
+                char id[LEASE_ID_MAX];
+                enum lease_state from = _LEASE_STATE_MAX;
+                struct lease l;
+                create_lease(ev, &a_lease, id);
+                drive_to(ev, id, open[i]);
+                CHECK_OK(lease_forget(ev, id, "the container was removed", &from, E));
+                assert_int_equal(from, open[i]);
+                CHECK_OK(lease_get(ev, id, &l, E));
+                assert_int_equal(l.state, LEASE_EXPIRED);
+                assert_string_equal(l.release_mechanism, "manual");
+                assert_non_null(strstr(l.escalation_notes, "forgotten by hand (was "));
+                assert_non_null(strstr(l.escalation_notes, "): the container was removed"));
+                lease_done(&l);
+                struct mh_error e = { 0 };
+                assert_int_equal(lease_forget(ev, id, "again", &from, &e), -EALREADY);
+                assert_non_null(strstr(e.msg, "nothing to forget"));
+        }
+        struct mh_error e = { 0 };
+        enum lease_state from;
+        assert_int_equal(lease_forget(ev, "l-0000000000000000", "x", &from, &e), -ENOENT);
 }
 
 static void test_transition_matrix(void **state) {
@@ -452,8 +481,8 @@ static void test_transition_matrix(void **state) {
                         lease_done(&before);
                         lease_done(&after);
                 }
-        assert_int_equal(allowed, 11);
-        assert_int_equal(refused, 38);
+        assert_int_equal(allowed, 12);
+        assert_int_equal(refused, 37);
 }
 
 static void test_compare_and_set(void **state) {
@@ -1132,6 +1161,7 @@ int main(void) {
                 T(test_runs_json_stale),
                 T(test_run_lifecycle_errors),
                 T(test_every_event_kind),
+                T(test_forget),
                 T(test_migration_2_keeps_the_journal),
                 T(test_finish_refused_with_open_lease),
                 T(test_history_in_order),
