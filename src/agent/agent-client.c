@@ -325,6 +325,9 @@ static int finish(struct pending *p, const char *method, json_t **ret, struct mh
                         method, p->msg);
         if (p->code == RPC_TARGET_MISSING)
                 return mh_error_set(reterr, -ENOENT, MH_EXIT_CONFIG_ERROR, "target_missing", "%s", p->msg);
+        if (p->code == RPC_TARGET_CHANGED)
+                return mh_error_set(
+                        reterr, -ESTALE, MH_EXIT_EXPERIMENT_FAILURE, "target_changed", "%s", p->msg);
         return mh_error_set(
                 reterr, -EPROTO, MH_EXIT_AGENT_ERROR, "agent_error", "%s: %s (%d)", method, p->msg, p->code);
 }

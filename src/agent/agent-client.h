@@ -36,7 +36,8 @@ int agent_client_start(
         const struct agent_client_options *o, struct agent_client **ret, struct mh_error *reterr);
 /* Adds run_id and agent_id to params (stolen) and waits for the reply. A
  * protocol error reply is -EPROTO (-EPERM for a safety refusal, -ENOENT for
- * a target that does not exist, exit class 3) with the
+ * a target that does not exist, exit class 3, -ESTALE for one that is not the
+ * target the lease names any more) with the
  * agent's message; a dead agent is -EPIPE (exit class 8). ret_result may be NULL. */
 int agent_client_call(
         struct agent_client *c, const char *method, json_t *params, int timeout_ms, json_t **ret_result,

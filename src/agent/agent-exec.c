@@ -102,6 +102,13 @@ static int fault_exec_of(
         return 0;
 }
 
+/* The target of a lease the agent does not hold comes from the request:
+ * the agent reads it again itself before acting (agent-target.c). */
+static int check_target(
+        struct agent_state *s, enum phase ph, struct fault_exec *fx, char *msg, size_t size) {
+        return agent_target_check(s, fx->engine, ph == PHASE_INJECT, &fx->target, msg, size);
+}
+
 static void verify_once(
         const struct fault_exec *fx, const struct fault_comp *c, bool *ret_ok, char *detail, size_t size) {
         *ret_ok = true;
@@ -241,7 +248,7 @@ static int lease_as_held(
         }
         agent_lease_done(l);
         *l = held;
-        return 0;
+        return 1;
 }
 
 int agent_task_execute(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size) {
@@ -265,11 +272,13 @@ int agent_task_execute(struct agent_state *s, const json_t *params, json_t **ret
                 agent_lease_done(&l);
                 return RPC_INVALID_PARAMS;
         }
-        if ((r = lease_as_held(s, ph, &l, msg, size)) < 0 ||
-            (r = fault_exec_of(s, &l, &fx, msg, size)) < 0) {
+        int held = lease_as_held(s, ph, &l, msg, size);
+        if ((r = held) < 0 || (r = fault_exec_of(s, &l, &fx, msg, size)) < 0 ||
+            (!held && (r = check_target(s, ph, &fx, msg, size)) < 0)) {
                 agent_lease_done(&l);
                 return r;
         }
+        l.target = fx.target; /* held from here on as the agent read it */
         pthread_mutex_lock(&s->lock);
         snprintf(t.id, sizeof(t.id), "t-%06u", ++s->next_task);
         pthread_mutex_unlock(&s->lock);

@@ -96,3 +96,60 @@ int agent_target_resolve(struct agent_state *s, const json_t *params, json_t **r
         *ret = json_pack("{s:o}", "identity", target_identity_json(&t));
         return 0;
 }
+
+static bool same(const struct target_identity *a, const struct target_identity *b) {
+        return strcmp(a->container_id, b->container_id) == 0 && strcmp(a->started_at, b->started_at) == 0 &&
+               a->main.pid == b->main.pid && a->main.start_time == b->main.start_time;
+}
+
+static int changed(
+        const struct target_identity *was, const struct target_identity *now, char *msg, size_t size) {
+        snprintf(
+                msg, size,
+                "target %s is not the one the controller resolved (started %s, main pid %d; now started %s, "
+                "main pid %d): a restarted container or a reused pid is a new target; nothing was touched",
+                was->container_name, was->started_at, (int)was->main.pid, now->started_at,
+                (int)now->main.pid);
+        return RPC_TARGET_CHANGED;
+}
+
+static int check_process(bool inject, struct target_identity *t, char *msg, size_t size) {
+        struct target_identity now = *t;
+        int r = t->main.pid > 0 ? proc_identity_read(t->main.pid, &now.main, NULL) : -ESRCH;
+        if (r < 0 || now.main.start_time != t->main.start_time) {
+                if (!inject) {
+                        t->main = (struct proc_identity){ 0 }; /* gone: nothing of it to act on */
+                        return 0;
+                }
+                if (r < 0) {
+                        snprintf(
+                                msg, size, "process %d of the lease is gone; nothing was touched",
+                                (int)t->main.pid);
+                        return RPC_TARGET_MISSING;
+                }
+                return changed(t, &now, msg, size);
+        }
+        return 0;
+}
+
+int agent_target_check(
+        struct agent_state *s, struct engine *e, bool inject, struct target_identity *t, char *msg,
+        size_t size) {
+        struct target_identity now;
+        struct mh_error err = { 0 };
+        if (!e)
+                return check_process(inject, t, msg, size);
+        int r = target_identity_resolve(e, t->container_id, &now, &err);
+        if (r == -ENOENT && !inject) {
+                t->main = (struct proc_identity){ 0 }; /* removed: the undo ops say what that means */
+                return 0;
+        }
+        if (r < 0) {
+                snprintf(msg, size, "%s", err.msg);
+                return r == -ENOENT ? RPC_TARGET_MISSING : RPC_TASK_FAILED;
+        }
+        if (inject && !same(t, &now))
+                return changed(t, &now, msg, size);
+        *t = now;
+        return 0;
+}

@@ -18,6 +18,7 @@ enum rpc_code {
         RPC_TASK_FAILED = -32000,
         RPC_SAFETY_REFUSED = -32001,
         RPC_TARGET_MISSING = -32002, /* the container or process the request names does not exist */
+        RPC_TARGET_CHANGED = -32003, /* it is not the one the controller resolved (restarted, pid reused) */
 };
 
 struct rpc_request {

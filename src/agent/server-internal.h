@@ -75,6 +75,14 @@ agent_method agent_method_find(const char *name, bool *ret_slow);
  * it; NULL with msg when it cannot be reached. */
 struct engine *agent_engine(struct agent_state *s, enum engine_kind kind, char *msg, size_t size);
 int agent_target_resolve(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size);
+/* The lease's target as the agent reads it now, into *t: for an inject it
+ * must be the one the controller journalled (else RPC_TARGET_CHANGED, or
+ * RPC_TARGET_MISSING when it is gone); for a later phase of a lease the agent
+ * does not hold (recovery) the main process becomes the container's now (pid
+ * 0 when it has none), never a pid the request names. 0 or an rpc_code with msg. */
+int agent_target_check(
+        struct agent_state *s, struct engine *e, bool inject, struct target_identity *t, char *msg,
+        size_t size);
 
 /* agent-exec.c */
 int agent_task_execute(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size);
