@@ -24,26 +24,6 @@ void agent_record_task(
         pthread_mutex_unlock(&s->lock);
 }
 
-/* The lease joins the held ones with its own references. */
-static int hold(struct agent_state *s, const struct agent_lease *l, const char *task_id) {
-        int r = -ENOSPC;
-        pthread_mutex_lock(&s->lock);
-        for (size_t i = 0; i < AGENT_HELD_MAX && r < 0; i++)
-                if (!s->held[i].used) {
-                        struct held_lease *h = &s->held[i];
-                        *h = (struct held_lease){ .used = true,
-                                                  .lease = *l,
-                                                  .expires_ms = monotonic_ms() + l->ttl_seconds * 1000.0 };
-                        json_incref(h->lease.params);
-                        json_incref(h->lease.net);
-                        json_incref(h->lease.restore);
-                        snprintf(h->task_id, sizeof(h->task_id), "%s", task_id);
-                        r = 0;
-                }
-        pthread_mutex_unlock(&s->lock);
-        return r;
-}
-
 static void release(struct agent_state *s, const char *lease_id) {
         pthread_mutex_lock(&s->lock);
         for (size_t i = 0; i < AGENT_HELD_MAX; i++)
@@ -156,29 +136,79 @@ static int check_allowed(
         return RPC_SAFETY_REFUSED;
 }
 
+static bool same_target(const struct target_identity *a, const struct target_identity *b) {
+        if (a->container_id[0] || b->container_id[0])
+                return strcmp(a->container_id, b->container_id) == 0;
+        return a->main.pid == b->main.pid && a->main.start_time == b->main.start_time;
+}
+
+/* With s->lock held: why l may not join the held leases (held already, or
+ * a held lease on the same target has a fault that conflicts with l's,
+ * catalog.h), or 0. */
+static int refuse_locked(struct agent_state *s, const struct agent_lease *l, char *msg, size_t size) {
+        for (size_t i = 0; i < AGENT_HELD_MAX; i++) {
+                const struct agent_lease *h = &s->held[i].lease;
+                if (!s->held[i].used)
+                        continue;
+                if (strcmp(h->id, l->id) == 0) {
+                        snprintf(msg, size, "lease %s is already held", l->id);
+                        return RPC_INVALID_PARAMS;
+                }
+                if (!same_target(&h->target, &l->target) || !faults_conflict(h->def, l->def))
+                        continue;
+                snprintf(
+                        msg, size,
+                        "%s on %s conflicts with lease %s (%s) this agent holds on it (%s): nothing was "
+                        "touched",
+                        l->def->id, l->target.container_name, h->id, h->def->id,
+                        h->def == l->def ? "the same fault" : conflict_class_to_string(h->def->conflict));
+                return RPC_SAFETY_REFUSED;
+        }
+        return 0;
+}
+
+/* The lease joins the held ones, with its own references, before its fault
+ * is applied: the check for a conflicting lease and the reservation are one
+ * step, so two injects on one target cannot both pass it. */
+static int reserve(
+        struct agent_state *s, const struct agent_lease *l, const char *task_id, char *msg, size_t size) {
+        pthread_mutex_lock(&s->lock);
+        int r = refuse_locked(s, l, msg, size);
+        for (size_t i = 0; i < AGENT_HELD_MAX && r == 0; i++)
+                if (!s->held[i].used) {
+                        struct held_lease *h = &s->held[i];
+                        *h = (struct held_lease){ .used = true,
+                                                  .lease = *l,
+                                                  .expires_ms = monotonic_ms() + l->ttl_seconds * 1000.0 };
+                        json_incref(h->lease.params);
+                        json_incref(h->lease.net);
+                        json_incref(h->lease.restore);
+                        snprintf(h->task_id, sizeof(h->task_id), "%s", task_id);
+                        r = 1;
+                }
+        pthread_mutex_unlock(&s->lock);
+        if (r == 0) {
+                snprintf(msg, size, "agent holds %d leases already; nothing was touched", AGENT_HELD_MAX);
+                return RPC_TASK_FAILED;
+        }
+        return r < 0 ? r : 0;
+}
+
 static int inject(
         struct agent_state *s, struct fault_exec *fx, const struct agent_lease *l, struct task_record *t,
         json_t **ret, char *msg, size_t size) {
         struct mh_error err = { 0 };
-        struct agent_lease held;
         if (!fx->mech) {
                 snprintf(msg, size, "%s cannot be applied by this agent version", l->def->id);
                 return RPC_TASK_FAILED;
         }
-        if (held_copy(s, l->id, &held)) {
-                agent_lease_done(&held);
-                snprintf(msg, size, "lease %s is already held", l->id);
-                return RPC_INVALID_PARAMS;
-        }
         json_object_clear(fx->restore); /* what this apply records, not what a request claims */
+        int r = reserve(s, l, t->id, msg, size);
+        if (r < 0)
+                return r;
         if (fx->mech->apply(fx, &err) < 0) {
+                release(s, l->id); /* a failed apply leaves nothing applied */
                 snprintf(msg, size, "%s", err.msg);
-                return RPC_TASK_FAILED;
-        }
-        if (hold(s, l, t->id) < 0) { /* cannot watch it: do not leave it applied */
-                const struct fault_comp *c = agent_lease_comp(l);
-                fault_undo_run(fx, c->undo, fault_comp_n_undo(c), NULL);
-                snprintf(msg, size, "agent holds %d leases already; fault undone", AGENT_HELD_MAX);
                 return RPC_TASK_FAILED;
         }
         snprintf(

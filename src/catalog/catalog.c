@@ -130,6 +130,10 @@ bool conflict_class_stacks(enum conflict_class c) {
         return (unsigned)c < _CONFLICT_CLASS_MAX && conflict_class_stack_table[c];
 }
 
+bool faults_conflict(const struct fault_def *a, const struct fault_def *b) {
+        return a == b || (a->conflict == b->conflict && !conflict_class_stacks(a->conflict));
+}
+
 static const char *const net_action_table[_NET_ACTION_MAX] = {
         [NET_ACTION_NONE] = "none",           [NET_ACTION_DELAY] = "delay",
         [NET_ACTION_REORDER] = "reorder",     [NET_ACTION_RATE] = "rate",

@@ -271,6 +271,9 @@ int resource_kind_from_string(const char *s);
 const char *conflict_class_to_string(enum conflict_class c);
 int conflict_class_from_string(const char *s);
 bool conflict_class_stacks(enum conflict_class c);
+/* Two faults on one target conflict when they are the same fault, or share
+ * a conflict class that does not stack. */
+bool faults_conflict(const struct fault_def *a, const struct fault_def *b);
 const char *net_action_to_string(enum net_action a);
 
 /* The compensation of f on a target: host_process picks host_comp where the

@@ -59,6 +59,13 @@ int evidence_exec(
 /* sqlite3_step(): 1 for a row, 0 when done, -errno on failure. */
 int evidence_step(struct evidence *ev, sqlite3_stmt *st, const char *op, struct mh_error *reterr);
 
+/* lease-conflict.c, inside the transaction that adds a lease: -EBUSY (exit
+ * 5, the message naming the lease and run that hold it) when an open lease
+ * on target_key holds a fault that conflicts with fault_id. */
+int lease_conflict_check(
+        struct evidence *ev, const char *op, const char *target_key, const char *fault_id,
+        struct mh_error *reterr);
+
 /* BEGIN IMMEDIATE: the write lock is taken up front, so a transaction that
  * reads then writes never fails half way with SQLITE_BUSY; waits are bounded
  * by the busy timeout. */

@@ -128,13 +128,17 @@ static const char *const migration_1[] = {
 };
 
 /* The lease row holds what the agent binds (params, a network fault's
- * delivery and addresses), so recovery sends exactly what the run sent.
+ * delivery and addresses), so recovery sends exactly what the run sent, and
+ * the key of its target, so a second lease that conflicts with an open one
+ * on the same target is refused in the same transaction that would add it.
  * Event kinds lose their CHECK: the one list is enum evidence_event_kind
  * (evidence.h), and a CHECK would need this table rebuilt for every new
  * kind (impact.decided is the first). */
 static const char *const migration_2[] = {
         "ALTER TABLE fault_leases ADD COLUMN params_json TEXT",
         "ALTER TABLE fault_leases ADD COLUMN net_json TEXT",
+        "ALTER TABLE fault_leases ADD COLUMN target_key TEXT",
+        "CREATE INDEX fault_leases_target_key ON fault_leases(target_key)",
         "CREATE TABLE events_v2 (\n"
         "        id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
         "        run_id TEXT REFERENCES runs(id),\n"

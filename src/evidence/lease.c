@@ -209,20 +209,22 @@ int lease_create(
                 return mh_error_set(
                         reterr, -ESTALE, MH_EXIT_GENERAL_FAILURE, "evidence_run_ended",
                         "%s: run '%s' has ended (%s); it takes no new lease", op, l->run_id, run_status);
+        if (l->target_key && (r = lease_conflict_check(ev, op, l->target_key, l->fault_id, reterr)) < 0)
+                return r;
         r = evidence_exec(
                 ev, op, reterr,
                 "INSERT INTO fault_leases (id, state, owner_agent, undo_json, verify_json, ttl_seconds, "
                 "expires_at, run_id, fault_id, targets_json, created_at, created_epoch_s, runtime_identity, "
-                "params_json, net_json) "
-                "VALUES (?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "params_json, net_json, target_key) "
+                "VALUES (?, 'pending', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 "tttt"
                 "It"
                 "tttt"
                 "It"
-                "tt",
+                "ttt",
                 id, l->owner_agent, l->undo_json, l->verify_json, (int64_t)ttl, expires, l->run_id,
                 l->fault_id, l->targets_json, now, (int64_t)(ms / 1000), l->runtime_identity_json,
-                l->params_json, l->net_json);
+                l->params_json, l->net_json, l->target_key);
         if (r < 0)
                 return r;
         r = record_state_change(ev, op, l->run_id, id, l->fault_id, NULL, "pending", NULL, now, reterr);

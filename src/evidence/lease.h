@@ -59,7 +59,11 @@ struct lease_new {
         const char *runtime_identity_json; /* optional here; required before active */
         const char *params_json;           /* the fault's typed params, as the agent binds them */
         const char *net_json;              /* a network fault's delivery and addresses; NULL otherwise */
-        unsigned ttl_seconds;              /* 0: LEASE_TTL_DEFAULT_S */
+        /* The target, as lease_target_key() spells it. When set, the lease is
+         * refused (-EBUSY, exit 5) while an open lease on the same key holds a
+         * fault of a conflicting class (catalog.h, conflict_class_stacks()). */
+        const char *target_key;
+        unsigned ttl_seconds; /* 0: LEASE_TTL_DEFAULT_S */
 };
 
 /* Journals a new lease in state pending, expires_at = now + ttl. It is
@@ -77,6 +81,19 @@ struct lease_update {
         const char *escalation_notes;
         bool set_injected_at, set_released_at; /* stamp now */
 };
+
+/* "container:<64 hex id>", or "process:<pid>:<start time>" for a host
+ * process, from a runtime identity JSON (fault/identity.c); NULL when it
+ * names neither. A new string. */
+char *lease_target_key(const char *runtime_identity_json);
+
+/* faults_conflict() (catalog.h) by id; an unknown id conflicts with all. */
+bool lease_faults_conflict(const char *fault_a, const char *fault_b);
+/* 0 when no open lease on target_key holds a fault that conflicts with
+ * fault_id; -EBUSY (exit 5, naming the lease and run) when one does. A
+ * preflight: lease_create() checks again in its own transaction. */
+int lease_conflicts(
+        struct evidence *ev, const char *target_key, const char *fault_id, struct mh_error *reterr);
 
 /* Atomic compare-and-set (UPDATE ... WHERE id=? AND state=from), with a
  * lease.state_changed event in the same transaction. -EINVAL when from->to is

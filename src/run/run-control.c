@@ -46,6 +46,16 @@ void runner_fail(struct runner *r, const char *fmt, ...) {
         pthread_mutex_unlock(&r->lock);
 }
 
+void runner_refused(struct runner *r, const char *fmt, ...) {
+        va_list ap;
+        pthread_mutex_lock(&r->lock);
+        va_start(ap, fmt);
+        set_reason(r, fmt, ap);
+        va_end(ap);
+        r->failed = r->refused = true;
+        pthread_mutex_unlock(&r->lock);
+}
+
 bool runner_stopping(struct runner *r) {
         if (!atomic_load(&r->abort) && monotonic_ms() >= r->deadline_ms)
                 runner_interrupt(r, "config.timeout of %.0fs passed", (r->deadline_ms - r->t0_ms) / 1000);

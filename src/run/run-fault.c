@@ -81,7 +81,8 @@ static int write_ahead(struct lease_ctx *c, const char *step_id, struct mh_error
         json_t *targets = json_pack("[s]", f->target->label);
         char *ident = dump(c->identity), *undo = ops_json(f, false, c->identity),
              *verify = ops_json(f, true, c->identity);
-        char *targets_text = dump(targets), *params_text = dump(c->params), *net_text = dump(c->net);
+        char *targets_text = dump(targets), *params_text = dump(c->params), *net_text = dump(c->net),
+             *key = lease_target_key(ident);
         struct lease_new l = { .run_id = c->r->run_id,
                                .fault_id = f->src->def->id,
                                .owner_agent = agent_client_id(c->r->agent),
@@ -91,6 +92,7 @@ static int write_ahead(struct lease_ctx *c, const char *step_id, struct mh_error
                                .runtime_identity_json = ident,
                                .params_json = params_text,
                                .net_json = net_text,
+                               .target_key = key,
                                .ttl_seconds = f->lease_ttl_s };
         int r = ident && undo && verify && targets_text && params_text && (net_text || !c->net)
                         ? lease_create(c->r->opt->evidence, &l, c->lease_id, e)
@@ -100,7 +102,8 @@ static int write_ahead(struct lease_ctx *c, const char *step_id, struct mh_error
                               c->r->opt->evidence, c->r->run_id, step_id, f->src->def->id, targets_text,
                               params_text, agent_client_id(c->r->agent), c->lease_id, &ie) < 0)
                 runner_evidence_failed(c->r, "the fault's invocation", &ie);
-        free(ident), free(undo), free(verify), free(targets_text), free(params_text), free(net_text);
+        free(ident), free(undo), free(verify), free(targets_text), free(params_text), free(net_text),
+                free(key);
         json_decref(targets);
         return r;
 }
@@ -338,6 +341,8 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
             runner_lease_net(r, f, &c.net, &e) < 0 || write_ahead(&c, step_id, &e) < 0) {
                 if (!c.params)
                         mh_error_set(&e, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
+                if (e.exit == MH_EXIT_SAFETY_REFUSAL)
+                        runner_refused(r, "%s %s: %s", f->id, f->src->def->id, e.msg);
                 runner_progress(r, "  [FAIL] %s %s: %s", f->id, f->src->def->id, e.msg);
                 ctx_done(&c);
                 return false;

@@ -39,6 +39,7 @@ struct runner {
         atomic_bool abort;
         bool failed;        /* a step failed: the run cannot end "completed" */
         bool evidence_lost; /* an evidence write failed: the run cannot end "completed" */
+        bool refused;       /* a safety refusal stopped a fault (a conflicting lease) */
         bool interrupted;   /* stopped by a signal or config.timeout: "aborted" */
         char reason[256];
         struct observation *obs;
@@ -51,6 +52,8 @@ struct runner {
 void runner_abort(struct runner *r, const char *fmt, ...) _printf_(2, 3);
 void runner_interrupt(struct runner *r, const char *fmt, ...) _printf_(2, 3);
 void runner_fail(struct runner *r, const char *fmt, ...) _printf_(2, 3);
+/* runner_fail() for a safety refusal (a conflicting lease): the run exits 5. */
+void runner_refused(struct runner *r, const char *fmt, ...) _printf_(2, 3);
 bool runner_stopping(struct runner *r);
 /* Sleeps up to ms; returns false when the run is stopping. */
 bool runner_sleep(struct runner *r, double ms);

@@ -88,16 +88,30 @@ static void agent_lost(void *userdata) {
         runner_abort(r, "the agent died");
 }
 
+/* No open lease of another run (or one this run's controller left) holds a
+ * fault on this target that one of the plan's faults conflicts with. */
+static int check_conflicts(
+        struct runner *r, const struct plan_target *t, const json_t *identity, struct mh_error *reterr) {
+        char *text = json_dumps(identity, JSON_COMPACT), *key = text ? lease_target_key(text) : NULL;
+        int x = 0;
+        for (size_t i = 0; key && i < r->plan->n_faults && x >= 0; i++)
+                if (r->plan->faults[i].target == t)
+                        x = lease_conflicts(r->opt->evidence, key, r->plan->faults[i].src->def->id, reterr);
+        free(text);
+        free(key);
+        return x;
+}
+
 /* What the agent must confirm before the first lease: it can apply every
- * fault here, the network faults have a delivery on its kernel, and the
- * host processes the drill names exist on its host. */
+ * fault here, the network faults have a delivery on its kernel, and every
+ * target exists (host processes on its host) and is held by no conflicting
+ * lease. */
 static int agent_preflight(struct runner *r, struct mh_error *reterr) {
         int x = runner_check_agent(r, reterr);
         for (size_t i = 0; i < r->plan->n_targets && x >= 0; i++) {
                 json_t *identity = NULL;
-                if (r->plan->targets[i].src->runtime != TARGET_RUNTIME_PROCESS)
-                        continue;
-                x = runner_resolve(r, &r->plan->targets[i], &identity, reterr);
+                if ((x = runner_resolve(r, &r->plan->targets[i], &identity, reterr)) >= 0)
+                        x = check_conflicts(r, &r->plan->targets[i], identity, reterr);
                 json_decref(identity);
         }
         return x;
@@ -167,6 +181,7 @@ static void finish(struct runner *r) {
                       : r->failed    ? RUN_STATUS_FAILED
                                      : RUN_STATUS_COMPLETED;
         res->evidence_lost = r->evidence_lost;
+        res->refused = r->refused;
         if ((res->leases_dirty || res->leases_orphaned || res->evidence_lost) &&
             res->status == RUN_STATUS_COMPLETED)
                 res->status = RUN_STATUS_FAILED;
@@ -277,6 +292,8 @@ void run_result_done(struct run_result *r) {
 int run_exit_code(const struct run_result *r) {
         if (r->leases_dirty || r->leases_orphaned || r->evidence_lost)
                 return MH_EXIT_RECOVERY_FAILURE;
+        if (r->refused)
+                return MH_EXIT_SAFETY_REFUSAL;
         if (r->status != RUN_STATUS_COMPLETED)
                 return MH_EXIT_EXPERIMENT_FAILURE;
         return r->verdict == VERDICT_FAIL ? MH_EXIT_GENERAL_FAILURE : MH_EXIT_SUCCESS;

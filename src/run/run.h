@@ -43,6 +43,7 @@ struct run_result {
         size_t n_criteria;
         size_t faults_injected, faults_in_force, faults_released, leases_dirty, leases_kept, leases_orphaned;
         bool evidence_lost; /* an evidence write failed: the journal may not hold what happened */
+        bool refused;       /* a fault was refused for safety (it conflicts with an open lease) */
         size_t sources_total, sources_collected;
         double wall_s;
         char reason[256]; /* why the run failed or was aborted */
@@ -68,8 +69,9 @@ void run_result_done(struct run_result *r);
 
 /* The reference's summary ("# Run r-...", status, verdict, criteria, wall). */
 char *run_summary_markdown(const struct plan *plan, const struct run_result *r);
-/* 0 pass or no criteria, 1 criteria failed, 6 run incomplete, 7 something
- * left dirty or orphaned, or the evidence store failed during the run. */
+/* 0 pass or no criteria, 1 criteria failed, 5 a fault refused for safety,
+ * 6 run incomplete, 7 something left dirty or orphaned, or the evidence
+ * store failed during the run. */
 int run_exit_code(const struct run_result *r);
 
 const char *run_status_to_string(enum run_status s);

@@ -196,6 +196,28 @@ static void test_outside_the_roles(void **state) {
         json_decref(id);
 }
 
+/* A second lease of a conflicting fault on a target the agent holds one on
+ * is refused, whoever asks: the container stays paused, and running. */
+static void test_conflicting_lease(void **state) {
+        (void)state;
+        json_t *id = identity_of(victim_a), *pause = lease_for("container.pause", id),
+               *kill = lease_for("container.kill", id), *again = lease_for("container.pause", id);
+        struct mh_error e = { 0 };
+        if (agent_lease_call(agent, pause, "inject", NULL, &e) < 0)
+                fail_msg("inject: %s", e.msg);
+        refused(kill, "inject", "conflicts with lease");
+        refused(again, "inject", "the same fault");
+        assert_true(paused(victim_a));
+        assert_true(main_pid(victim_a) > 0);
+        if (agent_lease_call(agent, pause, "undo", NULL, &e) < 0)
+                fail_msg("undo: %s", e.msg);
+        assert_false(paused(victim_a));
+        json_decref(pause);
+        json_decref(kill);
+        json_decref(again);
+        json_decref(id);
+}
+
 static bool start_victim(char *name, size_t size, const char *which) {
         snprintf(name, size, "mayhem-trust-%s-%d", which, (int)getpid());
         return docker((const char *const[]){ "docker", "run", "-d", "--name", name, IMAGE, NULL });
@@ -231,6 +253,7 @@ int main(void) {
                 cmocka_unit_test(test_cross_target_undo),
                 cmocka_unit_test(test_lease_after_restart),
                 cmocka_unit_test(test_outside_the_roles),
+                cmocka_unit_test(test_conflicting_lease),
         };
         int failed = cmocka_run_group_tests(tests, NULL, NULL);
         agent = agent_client_stop(agent);

@@ -5,6 +5,7 @@
 #include <cmocka.h>
 
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -12,6 +13,7 @@
 
 #include "basic/clock.h"
 #include "demo-harness.h"
+#include "engine/engine.h"
 
 /* The demo drill and the process/container fault family run for real
  * against dockerd; the runner is interrupted and killed mid-fault. Every
@@ -283,6 +285,91 @@ static void test_undo_failure_is_dirty(void **state) {
         json_decref(lease);
 }
 
+/* The CPU quota of the demo container's cgroup, read from cgroupfs by the
+ * test itself: "quota/period" of cgroup v1's cpu controller or cpu.max. */
+static void quota_of_demo(char *buf, size_t size) {
+        char path[512], line[512], dir[300] = "";
+        struct engine_container c;
+        struct engine *e = NULL;
+        buf[0] = '\0';
+        if (engine_open(demo_podman() ? ENGINE_PODMAN : ENGINE_DOCKER, NULL, &e, NULL) < 0 ||
+            engine_container_inspect(e, "demo-api", &c, NULL) < 0 || c.pid <= 0) {
+                engine_free(e);
+                fail_msg("demo-api is not running");
+        }
+        engine_free(e);
+        snprintf(path, sizeof(path), "/proc/%d/cgroup", c.pid);
+        FILE *f = fopen(path, "re");
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "%*d:cpu,cpuacct:%299s", dir) == 1 ||
+                    sscanf(line, "%*d:cpu:%299s", dir) == 1)
+                        break;
+        if (f)
+                fclose(f);
+        char quota[64] = "", period[64] = "";
+        snprintf(path, sizeof(path), "/sys/fs/cgroup/cpu%s/cpu.cfs_quota_us", dir);
+        f = fopen(path, "re");
+        if (f && fgets(quota, sizeof(quota), f))
+                quota[strcspn(quota, "\n")] = '\0';
+        if (f)
+                fclose(f);
+        snprintf(path, sizeof(path), "/sys/fs/cgroup/cpu%s/cpu.cfs_period_us", dir);
+        f = fopen(path, "re");
+        if (f && fgets(period, sizeof(period), f))
+                period[strcspn(period, "\n")] = '\0';
+        if (f)
+                fclose(f);
+        snprintf(buf, size, "%s/%s", quota, period);
+}
+
+static void expect_refused(const char *drill, const json_t *holder) {
+        struct cmd_result r = MAYHEM(&demo, "run", drill, "-c", "examples/demo/compose.yaml", "--execute");
+        if (r.exit != 5)
+                fail_msg("%s: exit %d, not 5:\n%s%s", drill, r.exit, r.out, r.err);
+        const char *id = json_string_value(json_object_get(holder, "id")),
+                   *run = json_string_value(json_object_get(holder, "run_id"));
+        if (!strstr(r.err, id) || !strstr(r.err, run))
+                fail_msg("%s: the refusal names neither lease %s nor run %s:\n%s", drill, id, run, r.err);
+        print_message("%s refused: %.300s", drill, strstr(r.err, "error") ? strstr(r.err, "error") : r.err);
+        cmd_result_done(&r);
+}
+
+/* Two runs on one container: the second's conflicting fault is refused
+ * before it touches anything, and the first's undo puts back exactly what
+ * was there before it. */
+static void test_overlapping_runs_refused(void **state) {
+        char before[128], during[128], after[128];
+        quota_of_demo(before, sizeof(before));
+        pid_t pid = demo_mayhem_spawn(
+                &demo, (const char *const[]){ "run", "tests/data/drills/hold-throttle.yaml", "-c",
+                                              "examples/demo/compose.yaml", "--execute", NULL });
+        json_t *lease = wait_active_lease();
+        assert_non_null(lease);
+        quota_of_demo(during, sizeof(during));
+        assert_string_not_equal(during, before);
+        expect_refused("tests/data/drills/throttle-20.yaml", lease);
+        quota_of_demo(after, sizeof(after));
+        assert_string_equal(after, during); /* the second run changed nothing */
+        int status = 0;
+        assert_int_equal(waitpid(pid, &status, 0), pid);
+        assert_int_equal(WEXITSTATUS(status), 0);
+        quota_of_demo(after, sizeof(after));
+        assert_string_equal(after, before);
+        print_message("cpu quota %s, %s while held, %s after\n", before, during, after);
+        json_decref(lease);
+
+        pid = start_hold();
+        lease = wait_active_lease();
+        assert_non_null(lease);
+        expect_refused("tests/data/drills/hold-kill.yaml", lease);
+        bool running = false, paused = false;
+        assert_true(demo_container(&running, &paused) && running && paused); /* not killed */
+        kill(pid, SIGINT);
+        waitpid(pid, &status, 0);
+        assert_true(demo_container(&running, &paused) && running && !paused);
+        json_decref(lease);
+}
+
 static int fresh_db(void **state) {
         demo_fresh_db(&demo);
         return 0;
@@ -306,6 +393,7 @@ int main(void) {
                 cmocka_unit_test_setup(test_sigkill_leaves_the_lease_listed, fresh_db),
                 cmocka_unit_test_setup(test_timeout_aborts_and_undoes, fresh_db),
                 cmocka_unit_test_setup(test_recovery_false_keeps_the_fault, fresh_db),
+                cmocka_unit_test_setup(test_overlapping_runs_refused, fresh_db),
                 cmocka_unit_test_setup(test_undo_failure_is_dirty, fresh_db),
         };
         int failed = cmocka_run_group_tests(tests, NULL, NULL);

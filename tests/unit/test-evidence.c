@@ -401,6 +401,51 @@ static void assert_same_lease(const struct lease *a, const struct lease *b) {
         assert_string_equal(a->expires_at, b->expires_at);
 }
 
+/* A lease on a target refused while an open one there holds a conflicting
+ * fault, whichever run asks; stacking classes stack; released ones free it. */
+static void test_conflicting_leases(void **state) {
+        struct evidence *ev = fx_open(state);
+        begin_run(ev, "r-test", 0, 0);
+        begin_run(ev, "r-other", 0, 0);
+        char pause[LEASE_ID_MAX], id[LEASE_ID_MAX];
+        struct lease_new l = a_lease;
+        char *key = lease_target_key(a_lease.runtime_identity_json);
+        assert_string_equal(key, "container:abc123");
+        l.target_key = key;
+        create_lease(ev, &l, pause);
+        struct mh_error e = { 0 };
+        l.run_id = "r-other";
+        l.fault_id = "container.kill";
+        assert_int_equal(lease_create(ev, &l, id, &e), -EBUSY);
+        assert_int_equal(e.exit, MH_EXIT_SAFETY_REFUSAL);
+        assert_non_null(strstr(e.msg, "container:abc123 is held by lease "));
+        assert_non_null(
+                strstr(e.msg, " of run r-test (container.pause, pending): container.kill competes for the "
+                              "same state (run_state)"));
+        assert_int_equal(lease_conflicts(ev, key, "proc.pause", &e), -EBUSY);
+        CHECK_OK(lease_conflicts(ev, key, "net.latency", E)); /* another class */
+        CHECK_OK(lease_conflicts(ev, "container:other", "container.kill", E));
+        /* Shaping stacks, but never the same fault twice. */
+        l.fault_id = "net.latency";
+        create_lease(ev, &l, id);
+        l.fault_id = "net.bandwidth";
+        create_lease(ev, &l, id);
+        l.fault_id = "net.latency";
+        assert_int_equal(lease_create(ev, &l, id, &e), -EBUSY);
+        assert_non_null(strstr(e.msg, "net.latency cannot be applied to it twice"));
+        /* Released, it holds nothing. */
+        drive_to(ev, pause, LEASE_RELEASED);
+        l.fault_id = "container.kill";
+        create_lease(ev, &l, id);
+        free(key);
+        char *host = lease_target_key(
+                "{\"engine\":\"host\",\"container_id\":\"\",\"pid\":42,\"pid_start_time\":7}");
+        assert_string_equal(host, "process:42:7");
+        free(host);
+        assert_null(lease_target_key("{\"engine\":\"docker\"}"));
+        assert_null(lease_target_key(NULL));
+}
+
 /* A person gives leases up from every open state; closed ones are refused. */
 static void test_forget(void **state) {
         struct evidence *ev = fx_open(state);
@@ -1162,6 +1207,7 @@ int main(void) {
                 T(test_run_lifecycle_errors),
                 T(test_every_event_kind),
                 T(test_forget),
+                T(test_conflicting_leases),
                 T(test_migration_2_keeps_the_journal),
                 T(test_finish_refused_with_open_lease),
                 T(test_history_in_order),
