@@ -224,9 +224,10 @@ static int plan_steps(struct plan_builder *b) {
         for (size_t i = 0; i < s->n_steps; i++) {
                 struct plan_step *ps = &pl->steps[i];
                 ps->src = &s->steps[i];
-                if (ps->src->kind == STEP_PARALLEL || ps->src->kind == STEP_SEQUENTIAL)
-                        r = plan_lanes(b, ps);
-                else
+                if (ps->src->kind == STEP_PARALLEL || ps->src->kind == STEP_SEQUENTIAL) {
+                        if ((r = plan_lanes(b, ps)) >= 0)
+                                r = plan_gate_lanes(b, ps);
+                } else
                         r = check_check_targets(b, ps->src);
                 if (r < 0)
                         return r;

@@ -71,3 +71,43 @@ int plan_gate_fault(struct plan_builder *b, struct plan_fault *f) {
                 return r;
         return pb_decide(b, "policy.allow", f, true, "%s: admitted", f->src->def->id);
 }
+
+static bool same_target(const struct plan_target *a, const struct plan_target *b) {
+        if (a->container || b->container)
+                return a->container == b->container;
+        return strcmp(a->label, b->label) == 0; /* the same pid or process name */
+}
+
+/* A fault of lane a against every fault of lane b. */
+static int gate_lane_pair(struct plan_builder *b, const struct plan_lane *x, const struct plan_lane *y) {
+        struct plan *pl = b->plan;
+        char reason[512];
+        for (size_t i = 0; i < x->n_faults; i++)
+                for (size_t j = 0; j < y->n_faults; j++) {
+                        const struct plan_fault *f = &pl->faults[x->first_fault + i],
+                                                *g = &pl->faults[y->first_fault + j];
+                        if (!faults_conflict(f->src->def, g->src->def))
+                                continue;
+                        snprintf(
+                                reason, sizeof(reason),
+                                "%s on '%s' runs at the same time as %s on '%s', the same %s, and %s (%s)",
+                                g->src->def->id, g->target->src->name, f->src->def->id, f->target->src->name,
+                                g->target->container ? "container" : "process",
+                                f->src->def == g->src->def ? "a fault cannot be applied to it twice"
+                                                           : "they compete for the same state",
+                                conflict_class_to_string(g->src->def->conflict));
+                        return refuse(b, (struct plan_fault *)g, "policy.conflicting_lanes", reason);
+                }
+        return 0;
+}
+
+int plan_gate_lanes(struct plan_builder *b, const struct plan_step *ps) {
+        int r = 0;
+        if (ps->src->kind != STEP_PARALLEL)
+                return 0;
+        for (size_t i = 0; i < ps->n_lanes && r >= 0; i++)
+                for (size_t j = i + 1; j < ps->n_lanes && r >= 0; j++)
+                        if (same_target(ps->lanes[i].target, ps->lanes[j].target))
+                                r = gate_lane_pair(b, &ps->lanes[i], &ps->lanes[j]);
+        return r;
+}

@@ -19,5 +19,8 @@ int pb_decide(
 
 /* plan-gate.c: admits one fault or refuses it (validation or safety). */
 int plan_gate_fault(struct plan_builder *b, struct plan_fault *f);
+/* Lanes of one parallel step run at once: two on the same container or
+ * process with faults that conflict (catalog.h) are refused (exit 5). */
+int plan_gate_lanes(struct plan_builder *b, const struct plan_step *ps);
 /* plan-warn.c: things worth saying that do not stop the plan. */
 int plan_collect_warnings(struct plan_builder *b);

@@ -175,6 +175,14 @@ struct refusal {
 };
 
 static const struct refusal refusals[] = {
+        { DRILL_HEAD "targets:\n  a: {runtime: docker, docker: {container_name: shop-api},\n"
+                     "      faults: [{fault: container.pause}]}\n"
+                     "  b: {runtime: docker, docker: {container_name: shop-api},\n"
+                     "      faults: [{fault: net.latency}, {fault: container.kill}]}\n"
+                     "execution:\n  - parallel: [a, b]\n",
+          MH_EXIT_SAFETY_REFUSAL, "safety_refusal", 7, 46,
+          "safety refused: container.kill on 'b' runs at the same time as container.pause on 'a', the same "
+          "container, and they compete for the same state (run_state) [policy.conflicting_lanes]" },
         { DRILL_HEAD "config: {risk_ceiling: low}\ncontainers:\n  shop-api:\n    faults:\n      - fault: "
                      "container.pause\n"
                      "execution:\n  - parallel: [shop-api]\n",
