@@ -34,7 +34,7 @@ static int addr_from_msg(const struct nlmsghdr *nlh, struct rtnl_addr *ret) {
         size_t n = rtnl_family_addr_len(ifa->ifa_family);
         if (n == 0)
                 return 0;
-        if (ifa->ifa_prefixlen > n * 8)
+        if (ifa->ifa_prefixlen > n * 8 || ifa->ifa_index == 0 || ifa->ifa_index > INT32_MAX)
                 return -EBADMSG;
         a.family = ifa->ifa_family;
         a.ifindex = (int)ifa->ifa_index;

@@ -62,7 +62,7 @@ static int route_attrs(
         if (tb[RTA_PRIORITY] && rtnl_attr_u32(tb[RTA_PRIORITY], &rt->priority) < 0)
                 return -EBADMSG;
         if (tb[RTA_OIF]) {
-                if (rtnl_attr_u32(tb[RTA_OIF], &u) < 0)
+                if (rtnl_attr_u32(tb[RTA_OIF], &u) < 0 || u == 0 || u > INT32_MAX)
                         return -EBADMSG;
                 rt->oif = (int)u;
         }
@@ -70,6 +70,9 @@ static int route_attrs(
             addr_opt(tb[RTA_SRC], n, rt->src, &rt->has_src) < 0 ||
             addr_opt(tb[RTA_GATEWAY], n, rt->gateway, &rt->has_gateway) < 0 ||
             addr_opt(tb[RTA_PREFSRC], n, rt->prefsrc, &rt->has_prefsrc) < 0)
+                return -EBADMSG;
+        /* The kernel sends a prefix's address whenever its length is not 0. */
+        if ((rt->dst_len > 0 && !rt->has_dst) || (rt->src_len > 0 && !rt->has_src))
                 return -EBADMSG;
         if (rt->family == AF_INET6 && tb[RTA_PREF]) {
                 if (mnl_attr_get_payload_len(tb[RTA_PREF]) < 1)

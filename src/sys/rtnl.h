@@ -325,8 +325,9 @@ int rtnl_link_dump_parse(
         size_t *ret_n, struct mh_error *reterr);
 /* The parsers of rtnl_addr_list() (ifindex 0: every link) and
  * rtnl_route_list() (family AF_UNSPEC: IPv4 and IPv6; oif 0: every link).
- * A prefix length or an address that does not fit its family is -EBADMSG
- * too. */
+ * A prefix length or an address that does not fit its family, a prefix
+ * length without its address, or a link index outside 1..INT32_MAX is
+ * -EBADMSG too. */
 int rtnl_addr_dump_parse(
         const void *buf, size_t len, uint32_t seq, uint32_t portid, int ifindex, struct rtnl_addr *addrs,
         size_t max, size_t *ret_n, struct mh_error *reterr);

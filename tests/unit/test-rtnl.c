@@ -696,6 +696,10 @@ static void test_addr_malformed(void **state) {
         /* An attribute running past its message, in a family not listed too. */
         BAD_ADDR(addr_begin(&r, AF_PACKET, 2, 0, 0, 0); attr(&r, 1, "abcd", 4);
                  ((struct nlattr *)(r.buf + r.len - 8))->nla_len = 60);
+        /* A link index 0 or above INT32_MAX. */
+        BAD_ADDR(addr_begin(&r, AF_INET, 0, 24, 0, 0); attr_ip(&r, IFA_LOCAL, AF_INET, "10.1.0.1"));
+        BAD_ADDR(addr_begin(&r, AF_INET, 0, 24, 0, 0); attr_ip(&r, IFA_LOCAL, AF_INET, "10.1.0.1");
+                 ((struct ifaddrmsg *)(r.buf + r.msg + sizeof(struct nlmsghdr)))->ifa_index = 0x80000000u);
         /* A message shorter than its family header. */
         BAD_ADDR(msg_begin(&r, RTM_NEWADDR, NLM_F_MULTI, SEQ, PORTID); put(&r, "abcd", 4));
         /* A link message in an address dump is out of step. */
@@ -1051,6 +1055,13 @@ static void test_route_malformed(void **state) {
         struct route_spec long6 = { .family = AF_INET6, .dst_len = 129, .dst = "fd00::", .oif = 2 };
         BAD_ROUTE(long4, (void)0);
         BAD_ROUTE(long6, (void)0);
+        /* A prefix without its address; a link index 0 or above INT32_MAX. */
+        struct route_spec nodst = { .family = AF_INET, .dst_len = 24, .oif = 2 };
+        struct route_spec nosrc = { .family = AF_INET6, .oif = 2 };
+        BAD_ROUTE(nodst, (void)0);
+        BAD_ROUTE(nosrc, ((struct rtmsg *)(r.buf + r.msg + sizeof(struct nlmsghdr)))->rtm_src_len = 48);
+        BAD_ROUTE(v4, attr_u32(&r, RTA_OIF, 0));
+        BAD_ROUTE(v4, attr_u32(&r, RTA_OIF, 0x80000000u));
         /* Malformed routes are found in messages not listed too (another link). */
         struct route_spec other = { .family = AF_INET, .oif = 9 };
         BAD_ROUTE(other, attr_ip(&r, RTA_DST, AF_INET6, "fd00::"));
