@@ -175,6 +175,14 @@ static int route_cb(const struct nlmsghdr *nlh, void *data) {
         return 0;
 }
 
+static int family_check(int family, struct mh_error *reterr) {
+        if (family != AF_UNSPEC && family != AF_INET && family != AF_INET6)
+                return mh_error_fail(
+                        reterr, -EINVAL, "invalid_argument",
+                        "routes are listed for AF_INET, AF_INET6 or AF_UNSPEC, not family %d", family);
+        return 0;
+}
+
 int rtnl_route_dump_parse(
         const void *buf, size_t len, uint32_t seq, uint32_t portid, int family, int oif,
         struct rtnl_route *routes, size_t max, size_t *ret_n, size_t *ret_skipped, struct mh_error *reterr) {
@@ -182,12 +190,10 @@ int rtnl_route_dump_parse(
         struct rtnl_walk w = {
                 .seq = seq, .portid = portid, .type = RTM_NEWROUTE, .cb = route_cb, .data = &acc
         };
-        int r;
+        int r = family_check(family, reterr);
 
-        if (family != AF_UNSPEC && family != AF_INET && family != AF_INET6)
-                return mh_error_fail(
-                        reterr, -EINVAL, "invalid_argument",
-                        "routes are listed for AF_INET, AF_INET6 or AF_UNSPEC, not family %d", family);
+        if (r < 0)
+                return r;
         r = rtnl_walk_reply(buf, len, &w);
         if (r == 0) {
                 acc.gateways = true;
@@ -204,8 +210,11 @@ int rtnl_route_dump_parse(
 int rtnl_route_list(
         struct rtnl *rt, int family, int oif, struct rtnl_route *routes, size_t max, size_t *ret_n,
         size_t *ret_skipped, struct mh_error *reterr) {
-        int r = -EINTR;
+        int r = family_check(family, reterr);
 
+        if (r < 0)
+                return r;
+        r = -EINTR;
         for (int i = 0; i < RTNL_DUMP_ATTEMPTS && r == -EINTR; i++) {
                 _cleanup_free_ char *buf = NULL;
                 _Alignas(4) char req[RTNL_MSG_MAX];

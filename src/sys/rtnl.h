@@ -146,7 +146,9 @@ enum {
  * kernel takes from a request (IFA_F_NODAD, _HOMEADDRESS, _MANAGETEMPADDR,
  * _NOPREFIXROUTE, _MCAUTOJOIN; the rest is state it derives). add_flags is
  * RTNL_ADDR_ADD_*. -EEXIST (with a message) when the link has that address
- * already, which a caller putting addresses back reads as "still there". */
+ * already, which a caller putting addresses back reads as "still there".
+ * IPv4 addresses added in the listed order keep their primary / secondary
+ * roles. */
 int rtnl_addr_add(struct rtnl *rt, const struct rtnl_addr *a, unsigned add_flags, struct mh_error *reterr);
 
 #define RTNL_ROUTE_METRICS_MAX 256 /* RTA_METRICS payload kept; every RTAX_* of Linux 6.x takes 148 */
