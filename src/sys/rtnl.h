@@ -142,9 +142,10 @@ enum {
 };
 
 /* Adds a as listed (RTM_NEWADDR, create + exclusive): address, peer,
- * broadcast, label, scope, protocol, lifetimes, prefix route metric and the flags the
- * kernel takes from a request (IFA_F_NODAD, _HOMEADDRESS, _MANAGETEMPADDR,
- * _NOPREFIXROUTE, _MCAUTOJOIN; the rest is state it derives). add_flags is
+ * broadcast, label, scope, protocol, lifetimes, prefix route metric and the
+ * flags the kernel takes from a request (IFA_F_NODAD, _HOMEADDRESS,
+ * _MANAGETEMPADDR, _NOPREFIXROUTE, _MCAUTOJOIN; the rest is state it
+ * derives). add_flags is
  * RTNL_ADDR_ADD_*. -EEXIST (with a message) when the link has that address
  * already, which a caller putting addresses back reads as "still there".
  * IPv4 addresses added in the listed order keep their primary / secondary
@@ -197,8 +198,8 @@ int rtnl_route_list(
  * metrics and IPv6 preference. -EEXIST (with a message) when the table holds
  * a route with the same destination, tos and metric (IPv6: destination,
  * source and metric) already, whatever its gateway, which a caller putting
- * routes back reads as "still there"; -ENETUNREACH when the gateway cannot
- * be reached (yet). */
+ * routes back reads as "still there"; -ENETUNREACH (IPv4) / -EHOSTUNREACH
+ * (IPv6) when no link-scope route reaches the gateway (yet). */
 int rtnl_route_add(struct rtnl *rt, const struct rtnl_route *r, struct mh_error *reterr);
 
 /* ---- qdiscs ---- */
@@ -303,8 +304,9 @@ int rtnl_msg_netem(
 /* A request adding a (RTM_NEWADDR, create + exclusive + ack) or r
  * (RTM_NEWROUTE, likewise) as rtnl_addr_add() / rtnl_route_add() send it:
  * -EINVAL for a family other than AF_INET / AF_INET6, a prefix longer than
- * the family's addresses, no link (addresses), a type other than RTN_UNICAST
- * or a prefix without its address (routes). */
+ * the family's addresses, no link, an unterminated label, a valid lifetime 0
+ * or a preferred one longer (addresses), a type other than RTN_UNICAST or a
+ * prefix without its address (routes); -ENOBUFS when size is too small. */
 int rtnl_msg_addr(
         void *buf, size_t size, uint32_t seq, const struct rtnl_addr *a, unsigned add_flags, size_t *ret_len,
         struct mh_error *reterr);
