@@ -1,7 +1,7 @@
 #pragma once
 
-/* What rtnl.c, rtnl-link.c, rtnl-qdisc.c, rtnl-filter.c and rtnl-probe.c share:
- * the handle, the request/reply transport and the strict reply walker. */
+/* What the rtnl*.c files share: the handle, the request/reply transport and
+ * the strict reply walker. */
 
 #include <libmnl/libmnl.h>
 #include <linux/netlink.h>
@@ -47,6 +47,13 @@ int rtnl_attrs_parse(const void *p, size_t len, const struct nlattr **tb, uint16
  * terminated or does not fit in size bytes. */
 int rtnl_attr_strcpy(const struct nlattr *a, char *out, size_t size);
 
+/* A u32 attribute (-EBADMSG when shorter), and an address attribute of
+ * exactly n bytes (-EBADMSG otherwise). */
+int rtnl_attr_u32(const struct nlattr *a, uint32_t *ret);
+int rtnl_attr_addr(const struct nlattr *a, size_t n, unsigned char *ret);
+/* The bytes of an address of family: 4 (AF_INET), 16 (AF_INET6), else 0. */
+size_t rtnl_family_addr_len(int family);
+
 /* Sends nlh (its nlmsg_seq and nlmsg_pid are set here) and reads the reply
  * into *ret_buf (malloc()ed) up to the message that ends it, within
  * RTNL_REPLY_MAX bytes / RTNL_REPLY_MSGS_MAX messages. */
@@ -60,6 +67,13 @@ int rtnl_ack(
 /* Formats "what: strerror[ (kernel: ext)]" into reterr: EPERM is a
  * configuration error (no CAP_NET_ADMIN), the rest general failures. */
 int rtnl_fail(struct rtnl *rt, struct mh_error *reterr, int r, const char *fmt, ...) _printf_(4, 5);
+
+/* Formats a dump parser's failure r into reterr: "<what> dump: <why>[ (kernel: ext)]". */
+int rtnl_parse_error(struct mh_error *reterr, int r, const char *what, const char *ext);
+/* inet_ntop() of an AF_INET / AF_INET6 address into buf, "?" when it fails:
+ * for messages. Returns buf. */
+#define RTNL_ADDR_STR_MAX 46 /* INET6_ADDRSTRLEN */
+const char *rtnl_addr_str(int family, const unsigned char *addr, char *buf, size_t size);
 
 /* A request header with a zeroed family header of hdrlen bytes after it in
  * buf (RTNL_MSG_MAX bytes, aligned). */

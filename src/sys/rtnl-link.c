@@ -67,18 +67,6 @@ static int link_cb(const struct nlmsghdr *nlh, void *data) {
         return 0;
 }
 
-static int parse_error(struct mh_error *reterr, int r, const char *what, const char *ext) {
-        bool k = ext && ext[0];
-        return mh_error_fail(
-                reterr, r, "rtnetlink", "%s dump: %s%s%s%s", what,
-                r == -EBADMSG   ? "malformed reply"
-                : r == -EPROTO  ? "reply out of step with the request"
-                : r == -EINTR   ? "interrupted by a concurrent change"
-                : r == -ENOBUFS ? "more entries than room for them"
-                                : strerror(-r),
-                k ? " (kernel: " : "", k ? ext : "", k ? ")" : "");
-}
-
 int rtnl_link_dump_parse(
         const void *buf, size_t len, uint32_t seq, uint32_t portid, struct rtnl_link *links, size_t max,
         size_t *ret_n, struct mh_error *reterr) {
@@ -89,7 +77,7 @@ int rtnl_link_dump_parse(
         int r = rtnl_walk_reply(buf, len, &w);
 
         if (r < 0)
-                return parse_error(reterr, r, "link", w.ext);
+                return rtnl_parse_error(reterr, r, "link", w.ext);
         *ret_n = acc.n;
         return 0;
 }

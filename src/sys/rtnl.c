@@ -1,5 +1,6 @@
 #include "sys/rtnl.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <linux/rtnetlink.h>
 #include <stdarg.h>
@@ -90,6 +91,24 @@ int rtnl_fail(struct rtnl *rt, struct mh_error *reterr, int r, const char *fmt, 
                 r == -EPERM ? " (needs CAP_NET_ADMIN)" : "");
 }
 
+int rtnl_parse_error(struct mh_error *reterr, int r, const char *what, const char *ext) {
+        bool k = ext && ext[0];
+        return mh_error_fail(
+                reterr, r, "rtnetlink", "%s dump: %s%s%s%s", what,
+                r == -EBADMSG   ? "malformed reply"
+                : r == -EPROTO  ? "reply out of step with the request"
+                : r == -EINTR   ? "interrupted by a concurrent change"
+                : r == -ENOBUFS ? "more entries than room for them"
+                                : strerror(-r),
+                k ? " (kernel: " : "", k ? ext : "", k ? ")" : "");
+}
+
+const char *rtnl_addr_str(int family, const unsigned char *addr, char *buf, size_t size) {
+        if (!inet_ntop(family, addr, buf, (socklen_t)size))
+                (void)snprintf(buf, size, "?");
+        return buf;
+}
+
 struct nlmsghdr *rtnl_msg_start(void *buf, uint16_t type, uint16_t flags, size_t hdrlen) {
         struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
         nlh->nlmsg_type = type;
@@ -130,6 +149,24 @@ int rtnl_attr_strcpy(const struct nlattr *a, char *out, size_t size) {
                 return -EBADMSG;
         memcpy(out, s, (size_t)(nul - s) + 1);
         return 0;
+}
+
+int rtnl_attr_u32(const struct nlattr *a, uint32_t *ret) {
+        if (mnl_attr_get_payload_len(a) < sizeof(uint32_t))
+                return -EBADMSG;
+        memcpy(ret, mnl_attr_get_payload(a), sizeof(uint32_t));
+        return 0;
+}
+
+int rtnl_attr_addr(const struct nlattr *a, size_t n, unsigned char *ret) {
+        if (mnl_attr_get_payload_len(a) != n)
+                return -EBADMSG;
+        memcpy(ret, mnl_attr_get_payload(a), n);
+        return 0;
+}
+
+size_t rtnl_family_addr_len(int family) {
+        return family == AF_INET ? 4 : family == AF_INET6 ? 16 : 0;
 }
 
 static void extack_copy(const struct nlmsghdr *nlh, struct rtnl_walk *w) {

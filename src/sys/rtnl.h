@@ -90,6 +90,118 @@ int rtnl_ifb_create(struct rtnl *rt, const char *name, int *ret_ifindex, struct 
  * idempotent), -EBUSY when name is some other kind of link. */
 int rtnl_ifb_del(struct rtnl *rt, const char *name, struct mh_error *reterr);
 
+/* ---- addresses and routes ----
+ * What a link loses when it goes down or its MTU drops below 1280, listed so
+ * it can be put back. The kernel flushes a link's IPv6 addresses when it goes
+ * down (net.ipv6.conf.*.keep_addr_on_down=0) and every route through it but
+ * the IPv4 local ones, and when the MTU falls below IPv6's minimum it drops
+ * the link's whole IPv6 state (addresses, routes and the per-link sysctls,
+ * which come back at their defaults). Going up again brings back only what
+ * the kernel derives by itself: IPv4 prefix routes of the addresses that
+ * stayed, the IPv6 link-local address and fe80::/64. */
+
+#define RTNL_ADDR_LEN 16 /* room for an IPv6 address; IPv4 uses the first 4 bytes */
+
+/* An address of a link as RTM_GETADDR reports it, with what it takes to add
+ * it again as it was. */
+struct rtnl_addr {
+        int family; /* AF_INET or AF_INET6 */
+        int ifindex;
+        uint8_t prefixlen;
+        uint8_t scope; /* RT_SCOPE_*: 0 global, 253 link, 254 host */
+        /* IFA_PROTO (Linux >= 6.1), who made it: IFAPROT_KERNEL_LO 1,
+         * _KERNEL_RA 2 (autoconfigured), _KERNEL_LL 3 (link-local), or what
+         * userspace said; 0 when absent. */
+        uint8_t proto;
+        uint32_t flags; /* IFA_F_* (linux/if_addr.h): IFA_FLAGS when present, else ifa_flags */
+        /* IFA_CACHEINFO, seconds left at the time of the dump; UINT32_MAX is
+         * forever, as when the attribute is absent. */
+        uint32_t valid_lft, preferred_lft;
+        uint32_t rt_priority; /* IFA_RT_PRIORITY: the metric of its prefix route, 0 for the default */
+        unsigned char addr[RTNL_ADDR_LEN];      /* IFA_LOCAL when present, else IFA_ADDRESS */
+        unsigned char peer[RTNL_ADDR_LEN];      /* point-to-point peer: IFA_ADDRESS when IFA_LOCAL differs */
+        unsigned char broadcast[RTNL_ADDR_LEN]; /* IPv4 IFA_BROADCAST */
+        bool has_peer, has_broadcast;
+        char label[IF_NAMESIZE]; /* IPv4 IFA_LABEL ("eth0:1"), "" when absent */
+};
+
+/* The IPv4 and IPv6 addresses of link ifindex (of every link when ifindex is
+ * 0), in the kernel's order (IPv4 primaries before their secondaries);
+ * -ENOBUFS when there are more than max. */
+int rtnl_addr_list(
+        struct rtnl *rt, int ifindex, struct rtnl_addr *addrs, size_t max, size_t *ret_n,
+        struct mh_error *reterr);
+
+enum {
+        /* IPv6: add with IFA_F_NODAD, usable at once. An address re-added
+         * after the kernel flushed it was checked when it was first added; a
+         * second duplicate address detection would leave it tentative for a
+         * second or more, and a route with it as source (RTA_PREFSRC) cannot
+         * be added while it is. Ignored for IPv4. */
+        RTNL_ADDR_ADD_NODAD = 1u << 0,
+};
+
+/* Adds a as listed (RTM_NEWADDR, create + exclusive): address, peer,
+ * broadcast, label, scope, protocol, lifetimes, prefix route metric and the
+ * flags the kernel takes from a request (IFA_F_NODAD, _HOMEADDRESS,
+ * _MANAGETEMPADDR, _NOPREFIXROUTE, _MCAUTOJOIN; the rest is state it
+ * derives). add_flags is
+ * RTNL_ADDR_ADD_*. -EEXIST (with a message) when the link has that address
+ * already, which a caller putting addresses back reads as "still there".
+ * IPv4 addresses added in the listed order keep their primary / secondary
+ * roles. */
+int rtnl_addr_add(struct rtnl *rt, const struct rtnl_addr *a, unsigned add_flags, struct mh_error *reterr);
+
+#define RTNL_ROUTE_METRICS_MAX 256 /* RTA_METRICS payload kept; every RTAX_* of Linux 6.x takes 148 */
+
+/* A unicast route through one link as RTM_GETROUTE reports it, with what it
+ * takes to add it again as it was. */
+struct rtnl_route {
+        int family; /* AF_INET or AF_INET6 */
+        uint8_t dst_len, src_len, tos;
+        uint8_t protocol;  /* RTPROT_*: 2 kernel, 3 boot, 4 static, 9 ra, 16 dhcp */
+        uint8_t scope;     /* RT_SCOPE_* */
+        uint8_t type;      /* RTN_UNICAST: the only type listed */
+        uint8_t pref;      /* IPv6 RTA_PREF (ICMPV6_ROUTER_PREF_*), 0 medium */
+        uint32_t flags;    /* rtm_flags (RTNH_F_*); only RTNH_F_ONLINK is sent back */
+        uint32_t table;    /* RTA_TABLE, else rtm_table */
+        uint32_t priority; /* RTA_PRIORITY (the metric), 0 when absent */
+        int oif;           /* RTA_OIF */
+        unsigned char dst[RTNL_ADDR_LEN], src[RTNL_ADDR_LEN], gateway[RTNL_ADDR_LEN], prefsrc[RTNL_ADDR_LEN];
+        bool has_dst, has_src, has_gateway, has_prefsrc;
+        /* RTA_METRICS (RTAX_MTU, RTAX_ADVMSS, ...) as the kernel sent them,
+         * sent back as they are; 0 bytes for none. */
+        uint16_t metrics_len;
+        unsigned char metrics[RTNL_ROUTE_METRICS_MAX];
+};
+
+/* The unicast routes of every table whose output link is oif (every link
+ * when oif is 0), of family AF_INET, AF_INET6 or AF_UNSPEC for both; local,
+ * broadcast, multicast and other types and cached clones are left out.
+ * They are listed in an order they can be added back in: routes without a
+ * gateway first, since a gateway must be reachable through one of them when
+ * its route is added (the kernel dumps 0.0.0.0/0 first), otherwise in the
+ * kernel's order. Routes through oif that struct rtnl_route cannot say are
+ * not listed but counted in *ret_skipped (may be NULL): multipath ones
+ * (RTA_MULTIPATH with a hop through oif), ones using a nexthop object
+ * (RTA_NH_ID; the kernel deletes those objects with the link's routes),
+ * ones with an IPv6 gateway for IPv4 (RTA_VIA) or an encapsulation
+ * (RTA_ENCAP), and ones with more than RTNL_ROUTE_METRICS_MAX bytes of
+ * metrics. -ENOBUFS when there are more than max routes to list. */
+int rtnl_route_list(
+        struct rtnl *rt, int family, int oif, struct rtnl_route *routes, size_t max, size_t *ret_n,
+        size_t *ret_skipped, struct mh_error *reterr);
+
+/* Adds r as listed (RTM_NEWROUTE, create + exclusive): table, tos,
+ * protocol, scope, type (RTN_UNICAST only, else -EINVAL), destination and
+ * source prefixes, metric, output link, gateway, preferred source, onlink,
+ * metrics and IPv6 preference. -EEXIST (with a message) when the table holds
+ * a route with the same destination, tos and metric (IPv6: destination,
+ * source and metric) already, whatever its gateway, which a caller putting
+ * routes back reads as "still there"; -ENETUNREACH (IPv4) / -EHOSTUNREACH
+ * (IPv6) when no link-scope route reaches the gateway (yet). */
+int rtnl_route_add(struct rtnl *rt, const struct rtnl_route *r, struct mh_error *reterr);
+
 /* ---- qdiscs ---- */
 
 struct rtnl_qdisc {
@@ -189,6 +301,19 @@ int rtnl_msg_netem(
         void *buf, size_t size, uint32_t seq, int ifindex, const struct rtnl_netem *netem, size_t *ret_len,
         struct mh_error *reterr);
 
+/* A request adding a (RTM_NEWADDR, create + exclusive + ack) or r
+ * (RTM_NEWROUTE, likewise) as rtnl_addr_add() / rtnl_route_add() send it:
+ * -EINVAL for a family other than AF_INET / AF_INET6, a prefix longer than
+ * the family's addresses, no link, an unterminated label, a valid lifetime 0
+ * or a preferred one longer (addresses), a type other than RTN_UNICAST or a
+ * prefix without its address (routes); -ENOBUFS when size is too small. */
+int rtnl_msg_addr(
+        void *buf, size_t size, uint32_t seq, const struct rtnl_addr *a, unsigned add_flags, size_t *ret_len,
+        struct mh_error *reterr);
+int rtnl_msg_route(
+        void *buf, size_t size, uint32_t seq, const struct rtnl_route *r, size_t *ret_len,
+        struct mh_error *reterr);
+
 /* Parses a complete dump reply (one or more datagrams back to back) for
  * request seq sent from portid, up to and including NLMSG_DONE. -EBADMSG for
  * a message or attribute that does not fit its length, -EPROTO for a
@@ -202,3 +327,14 @@ int rtnl_qdisc_dump_parse(
 int rtnl_link_dump_parse(
         const void *buf, size_t len, uint32_t seq, uint32_t portid, struct rtnl_link *links, size_t max,
         size_t *ret_n, struct mh_error *reterr);
+/* The parsers of rtnl_addr_list() (ifindex 0: every link) and
+ * rtnl_route_list() (family AF_UNSPEC: IPv4 and IPv6; oif 0: every link).
+ * A prefix length or an address that does not fit its family, a prefix
+ * length without its address, or a link index outside 1..INT32_MAX is
+ * -EBADMSG too. */
+int rtnl_addr_dump_parse(
+        const void *buf, size_t len, uint32_t seq, uint32_t portid, int ifindex, struct rtnl_addr *addrs,
+        size_t max, size_t *ret_n, struct mh_error *reterr);
+int rtnl_route_dump_parse(
+        const void *buf, size_t len, uint32_t seq, uint32_t portid, int family, int oif,
+        struct rtnl_route *routes, size_t max, size_t *ret_n, size_t *ret_skipped, struct mh_error *reterr);

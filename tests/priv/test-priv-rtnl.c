@@ -1,19 +1,26 @@
 /* sys/rtnl against the real kernel, measured from the outside: a tbf on a veth
  * limits what one side sends, an IFB + ingress redirect + tbf limits what it
  * receives, our deletes leave nothing behind, and somebody else's qdisc is
- * neither replaced nor removed. Every rtnl call runs in a child that entered
- * the namespace first (a netlink socket belongs to the netns it was made in).
- * Not root: exit 77. */
+ * neither replaced nor removed; the addresses and routes a link loses when it
+ * goes down or its MTU drops below 1280 are listed before, seen gone (by
+ * iproute2 too) and put back as they were. Every rtnl call runs in a child
+ * that entered the namespace first (a netlink socket belongs to the netns it
+ * was made in). Not root: exit 77. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
+#include <linux/if_addr.h>
+#include <linux/rtnetlink.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/netns-pair.h"
@@ -28,6 +35,8 @@
 #define PORT       7311
 #define QDISCS_MAX 256
 #define LINKS_MAX  64
+#define ADDRS_MAX  32
+#define ROUTES_MAX 64
 
 static struct netns_pair pair;
 
@@ -47,12 +56,32 @@ enum op_kind {
         OP_MTU_1400,
         OP_MTU_60, /* below IPv4's minimum of 68 (ETH_MIN_MTU): the kernel refuses it */
         OP_LINK_SHOW,
+        OP_MTU_1200, /* below IPv6's minimum of 1280: the kernel drops the link's IPv6 */
+        OP_MTU_1500,
+        OP_RECORD,  /* the link's addresses and routes into snaps[slot] */
+        OP_RESTORE, /* snaps[slot]'s addresses, then its routes, added back; EEXIST is "present" */
 };
 
 struct op {
         enum op_kind kind;
         const char *dev;
+        int slot;
+        unsigned add_flags; /* RTNL_ADDR_ADD_* for OP_RESTORE */
 };
+
+/* What OP_RECORD saw, in memory shared with the forked children. */
+struct snapshot {
+        size_t na, nr, skipped;
+        struct rtnl_addr a[ADDRS_MAX];
+        struct rtnl_route r[ROUTES_MAX];
+};
+enum {
+        SNAP_BEFORE,
+        SNAP_CHANGED,
+        SNAP_AFTER,
+        SNAP_MAX
+};
+static struct snapshot *snaps;
 
 static const struct rtnl_tbf shape = { .rate = RATE, .burst = 32768, .limit = 200000 };
 /* On the IFB: a short queue, so what drains after the blast adds little. */
@@ -94,6 +123,51 @@ static int residue(struct rtnl *rt, int out, struct mh_error *e) {
         return 0;
 }
 
+static int record(struct rtnl *rt, int ifindex, struct snapshot *snap, struct mh_error *e) {
+        size_t na, nr, skipped;
+        int r = rtnl_addr_list(rt, ifindex, snap->a, ADDRS_MAX, &na, e);
+        if (r == 0)
+                r = rtnl_route_list(rt, AF_UNSPEC, ifindex, snap->r, ROUTES_MAX, &nr, &skipped, e);
+        if (r < 0)
+                return r;
+        snap->na = na;
+        snap->nr = nr;
+        snap->skipped = skipped;
+        return 0;
+}
+
+/* As the fault's undo would: every address, then every route, in the order
+ * listed; one that is there already counts as present. Goes on past a
+ * failure and returns the first. */
+static int restore(
+        struct rtnl *rt, const struct snapshot *snap, unsigned add_flags, int out, struct mh_error *e) {
+        size_t added = 0, present = 0, failed = 0;
+        int first = 0;
+        struct mh_error first_e = { 0 };
+
+        for (size_t i = 0; i < snap->na + snap->nr; i++) {
+                struct mh_error ie = { 0 };
+                int r = i < snap->na ? rtnl_addr_add(rt, &snap->a[i], add_flags, &ie)
+                                     : rtnl_route_add(rt, &snap->r[i - snap->na], &ie);
+                if (r == 0)
+                        added++;
+                else if (r == -EEXIST)
+                        present++;
+                else {
+                        failed++;
+                        dprintf(out, "[%s] ", ie.msg);
+                        if (first == 0) {
+                                first = r;
+                                first_e = ie;
+                        }
+                }
+        }
+        dprintf(out, "added=%zu present=%zu failed=%zu ", added, present, failed);
+        if (first < 0)
+                *e = first_e;
+        return first;
+}
+
 static int run_op(struct rtnl *rt, const struct op *o, int out, struct mh_error *e) {
         if (o->kind == OP_IFB_DEL)
                 return rtnl_ifb_del(rt, o->dev, e);
@@ -115,6 +189,10 @@ static int run_op(struct rtnl *rt, const struct op *o, int out, struct mh_error 
         case OP_LINK_UP: return rtnl_link_set_state(rt, ifindex, true, e);
         case OP_MTU_1400: return rtnl_link_set_mtu(rt, ifindex, 1400, e);
         case OP_MTU_60: return rtnl_link_set_mtu(rt, ifindex, 60, e);
+        case OP_MTU_1200: return rtnl_link_set_mtu(rt, ifindex, 1200, e);
+        case OP_MTU_1500: return rtnl_link_set_mtu(rt, ifindex, 1500, e);
+        case OP_RECORD: return record(rt, ifindex, &snaps[o->slot], e);
+        case OP_RESTORE: return restore(rt, &snaps[o->slot], o->add_flags, out, e);
         case OP_LINK_SHOW: {
                 struct rtnl_link l;
                 if ((r = rtnl_link_get(rt, o->dev, &l, e)) == 0)
@@ -132,30 +210,43 @@ static int op_child(void *arg, int out) {
 
         if (r == 0)
                 r = run_op(rt, arg, out, &e);
-        dprintf(out, "%d %s", r, r < 0 ? e.msg : "");
+        /* After what the op wrote (never a newline), on a line of its own. */
+        dprintf(out, "\n%d %s", r, r < 0 ? e.msg : "");
         rtnl_free(rt);
         return 0;
 }
 
-/* Runs o in netns ns; returns its result, the text in out. */
-static int op_in(const char *ns, enum op_kind kind, const char *dev, char *out, size_t size) {
-        struct op o = { kind, dev };
-        char buf[2048];
+/* Runs o in netns ns; returns its result, the text (on one line) in out. */
+static int op_run(const char *ns, const struct op *o, char *out, size_t size) {
+        char buf[4096];
         int fd, r;
-        pid_t pid = netns_fork(ns, op_child, &o, &fd);
+        pid_t pid = netns_fork(ns, op_child, (void *)o, &fd);
 
         assert_true(pid > 0);
         assert_int_equal(netns_collect(pid, fd, buf, sizeof(buf)), 0);
-        /* residue writes its text first, the result last */
-        const char *num = buf;
-        for (const char *p = buf; (kind == OP_RESIDUE || kind == OP_LINK_SHOW) && *p; p++)
-                if (p[0] == ' ' && (p[1] == '-' || (p[1] >= '0' && p[1] <= '9')))
-                        num = p + 1;
-        assert_int_equal(sscanf(num, "%d", &r), 1);
-        if (out)
-                (void)snprintf(out, size, "%s", buf);
-        print_message("  %s %d (%s): %s\n", ns, (int)kind, dev, buf);
+        char *nl = strrchr(buf, '\n');
+        assert_non_null(nl);
+        assert_int_equal(sscanf(nl + 1, "%d", &r), 1);
+        *nl = ' ';
+        if (out && size > 0) {
+                size_t n = strnlen(buf, size - 1);
+                memcpy(out, buf, n);
+                out[n] = '\0';
+        }
+        print_message("  %s %d (%s): %s\n", ns, (int)o->kind, o->dev, buf);
         return r;
+}
+
+static int op_in(const char *ns, enum op_kind kind, const char *dev, char *out, size_t size) {
+        struct op o = { .kind = kind, .dev = dev };
+        return op_run(ns, &o, out, size);
+}
+
+static int op_snap(
+        const char *ns, enum op_kind kind, const char *dev, int slot, unsigned add_flags, char *out,
+        size_t size) {
+        struct op o = { .kind = kind, .dev = dev, .slot = slot, .add_flags = add_flags };
+        return op_run(ns, &o, out, size);
 }
 
 static int serve(void *arg, int out) {
@@ -370,6 +461,424 @@ static void test_link_state_and_mtu(void **state) {
         assert_non_null(strstr(out, "setting the MTU of link"));
 }
 
+/* ---- addresses and routes: what a link loses going down, and putting it back ---- */
+
+/* ip -n <side a> ARGS...: its output (malloc()ed); the command must succeed. */
+static char *ip_a(const char *const *args) {
+        const char *argv[32] = { "ip", "-n", pair.a };
+        size_t n = 3;
+        for (size_t i = 0; args[i] && n < ELEMENTSOF(argv) - 1; i++)
+                argv[n++] = args[i];
+        argv[n] = NULL;
+        struct cmd_result r = run_command("/", argv);
+        if (r.exit != 0) {
+                print_message("ip:");
+                for (size_t i = 0; argv[i]; i++)
+                        print_message(" %s", argv[i]);
+                print_message(": %s\n", r.err);
+        }
+        assert_int_equal(r.exit, 0);
+        char *out = r.out;
+        r.out = NULL;
+        cmd_result_done(&r);
+        return out;
+}
+#define IP_A(...)    ip_a((const char *const[]){ __VA_ARGS__, NULL })
+#define IP_A_DO(...) free(IP_A(__VA_ARGS__))
+
+/* The views of iproute2 the tests look at, printed: side a's addresses, its
+ * IPv4 and IPv6 routes of every table, and the multipath route (which a
+ * "dev" filter does not show). */
+struct ip_view {
+        char *addr, *route4, *route6, *multipath;
+};
+
+static void print_lines(const char *text) {
+        for (const char *p = text; *p;) {
+                const char *e = strchr(p, '\n');
+                int n = (int)(e ? (size_t)(e - p) : strlen(p));
+                print_message("    %.*s\n", n, p);
+                p += n + (e != NULL);
+        }
+}
+
+static struct ip_view ip_view(const char *when) {
+        struct ip_view v = {
+                .addr = IP_A("-o", "addr", "show", "dev", pair.dev_a),
+                .route4 = IP_A("-4", "route", "show", "table", "all", "dev", pair.dev_a),
+                .route6 = IP_A("-6", "route", "show", "table", "all", "dev", pair.dev_a),
+                .multipath = IP_A("-4", "route", "show", "203.0.113.0/24"),
+        };
+        print_message("  iproute2 %s:\n", when);
+        print_lines(v.addr);
+        print_lines(v.route4);
+        print_lines(v.route6);
+        print_lines(v.multipath);
+        return v;
+}
+
+static void ip_view_done(struct ip_view *v) {
+        free(v->addr);
+        free(v->route4);
+        free(v->route6);
+        free(v->multipath);
+}
+
+/* The line of text holding needle, or NULL. */
+static const char *line_with(const char *text, const char *needle, char *line, size_t size) {
+        const char *p = strstr(text, needle);
+        if (!p)
+                return NULL;
+        const char *b = p, *e = strchr(p, '\n');
+        while (b > text && b[-1] != '\n')
+                b--;
+        size_t n = MIN((size_t)((e ? e : p + strlen(p)) - b), size - 1);
+        memcpy(line, b, n);
+        line[n] = '\0';
+        return line;
+}
+
+static const char *ntop(int family, const unsigned char *a, char *buf) {
+        return inet_ntop(family, a, buf, INET6_ADDRSTRLEN) ? buf : "?";
+}
+
+static void print_snapshot(const char *when, const struct snapshot *s) {
+        char b1[INET6_ADDRSTRLEN], b2[INET6_ADDRSTRLEN], b3[INET6_ADDRSTRLEN];
+        print_message(
+                "  listed %s: %zu addresses, %zu routes, %zu skipped\n", when, s->na, s->nr, s->skipped);
+        for (size_t i = 0; i < s->na; i++) {
+                const struct rtnl_addr *a = &s->a[i];
+                print_message(
+                        "    addr %s/%u%s%s scope %u proto %u flags 0x%x valid %u pref %u%s%s\n",
+                        ntop(a->family, a->addr, b1), a->prefixlen, a->has_peer ? " peer " : "",
+                        a->has_peer ? ntop(a->family, a->peer, b2) : "", a->scope, a->proto, a->flags,
+                        a->valid_lft, a->preferred_lft, a->label[0] ? " label " : "", a->label);
+        }
+        for (size_t i = 0; i < s->nr; i++) {
+                const struct rtnl_route *r = &s->r[i];
+                print_message(
+                        "    route %s/%u%s%s dev %d table %u metric %u proto %u scope %u%s%s mx %u\n",
+                        r->has_dst ? ntop(r->family, r->dst, b1) : (r->family == AF_INET ? "0.0.0.0" : "::"),
+                        r->dst_len, r->has_gateway ? " via " : "",
+                        r->has_gateway ? ntop(r->family, r->gateway, b2) : "", r->oif, r->table, r->priority,
+                        r->protocol, r->scope, r->has_prefsrc ? " src " : "",
+                        r->has_prefsrc ? ntop(r->family, r->prefsrc, b3) : "", r->metrics_len);
+        }
+}
+
+static bool addr_same(const struct rtnl_addr *a, const struct rtnl_addr *b) {
+        /* Flags the kernel changes by itself (DAD) or we add (NODAD) aside. */
+        uint32_t mask = ~(uint32_t)(IFA_F_TENTATIVE | IFA_F_OPTIMISTIC | IFA_F_NODAD);
+        return a->family == b->family && a->ifindex == b->ifindex && a->prefixlen == b->prefixlen &&
+               memcmp(a->addr, b->addr, RTNL_ADDR_LEN) == 0 && a->has_peer == b->has_peer &&
+               memcmp(a->peer, b->peer, RTNL_ADDR_LEN) == 0 && a->scope == b->scope &&
+               a->proto == b->proto && (a->flags & mask) == (b->flags & mask) &&
+               a->valid_lft == b->valid_lft && a->preferred_lft == b->preferred_lft &&
+               a->rt_priority == b->rt_priority && a->has_broadcast == b->has_broadcast &&
+               memcmp(a->broadcast, b->broadcast, RTNL_ADDR_LEN) == 0 && strcmp(a->label, b->label) == 0;
+}
+
+static bool route_same(const struct rtnl_route *a, const struct rtnl_route *b) {
+        return a->family == b->family && a->dst_len == b->dst_len && a->src_len == b->src_len &&
+               a->tos == b->tos && a->protocol == b->protocol && a->scope == b->scope &&
+               a->type == b->type && a->pref == b->pref && a->flags == b->flags && a->table == b->table &&
+               a->priority == b->priority && a->oif == b->oif && a->has_dst == b->has_dst &&
+               memcmp(a->dst, b->dst, RTNL_ADDR_LEN) == 0 && a->has_src == b->has_src &&
+               memcmp(a->src, b->src, RTNL_ADDR_LEN) == 0 && a->has_gateway == b->has_gateway &&
+               memcmp(a->gateway, b->gateway, RTNL_ADDR_LEN) == 0 && a->has_prefsrc == b->has_prefsrc &&
+               memcmp(a->prefsrc, b->prefsrc, RTNL_ADDR_LEN) == 0 && a->metrics_len == b->metrics_len &&
+               memcmp(a->metrics, b->metrics, a->metrics_len) == 0;
+}
+
+/* Each of want's entries is in got once, and got has no others. */
+static void assert_snapshot_equal(const struct snapshot *want, const struct snapshot *got) {
+        assert_int_equal(got->na, want->na);
+        assert_int_equal(got->nr, want->nr);
+        for (size_t i = 0; i < want->na; i++) {
+                size_t found = 0;
+                for (size_t j = 0; j < got->na; j++)
+                        found += addr_same(&want->a[i], &got->a[j]);
+                if (found != 1)
+                        fail_msg("address %zu of the record found %zu times", i, found);
+        }
+        for (size_t i = 0; i < want->nr; i++) {
+                size_t found = 0;
+                for (size_t j = 0; j < got->nr; j++)
+                        found += route_same(&want->r[i], &got->r[j]);
+                if (found != 1)
+                        fail_msg("route %zu of the record found %zu times", i, found);
+        }
+}
+
+static size_t count_family(const struct snapshot *s, int family, bool routes) {
+        size_t n = 0;
+        for (size_t i = 0; i < (routes ? s->nr : s->na); i++)
+                n += (routes ? s->r[i].family : s->a[i].family) == family;
+        return n;
+}
+
+static const struct rtnl_addr *find_addr(const struct snapshot *s, int family, const char *text) {
+        unsigned char b[16] = { 0 };
+        assert_int_equal(inet_pton(family, text, b), 1);
+        for (size_t i = 0; i < s->na; i++)
+                if (s->a[i].family == family && memcmp(s->a[i].addr, b, 16) == 0)
+                        return &s->a[i];
+        return NULL;
+}
+
+static const struct rtnl_route *find_route(
+        const struct snapshot *s, int family, const char *dst, uint32_t table) {
+        unsigned char b[16] = { 0 };
+        assert_int_equal(inet_pton(family, dst, b), 1);
+        for (size_t i = 0; i < s->nr; i++)
+                if (s->r[i].family == family && s->r[i].table == table && memcmp(s->r[i].dst, b, 16) == 0 &&
+                    (s->r[i].has_dst || s->r[i].dst_len == 0))
+                        return &s->r[i];
+        return NULL;
+}
+
+/* Waits (up to 5 s) until iproute2 shows no tentative address on side a. */
+static void wait_dad(void) {
+        for (int i = 0; i < 50; i++) {
+                char *a = IP_A("-o", "-6", "addr", "show", "dev", pair.dev_a);
+                bool tentative = strstr(a, "tentative") != NULL;
+                free(a);
+                if (!tentative)
+                        return;
+                usleep(100000);
+        }
+        fail_msg("addresses on %s still tentative after 5 s", pair.dev_a);
+}
+
+#define NET     "10.211"
+#define NET6    "fd00:d3::"
+#define SECOND6 NET6 "11"
+
+/* Side a as a container's interface might look, and more: a second IPv4
+ * subnet, a second IPv6 address that went through DAD, default routes of
+ * both families, a static route in table 100 with a metric and a source, a
+ * gateway reachable only through a link-scope route of the same table (as
+ * Calico sets it), a route with an MTU metric, an IPv6 route with a source
+ * address, and a multipath route, which cannot be listed. */
+static void configure(void) {
+        IP_A_DO("addr", "add", NET ".1.1/24", "dev", pair.dev_a);
+        IP_A_DO("addr", "add", SECOND6 "/64", "dev", pair.dev_a);
+        wait_dad();
+        IP_A_DO("route", "add", "default", "via", NET ".0.2", "dev", pair.dev_a);
+        IP_A_DO("route", "add", "192.0.2.0/24", "via", NET ".0.2", "dev", pair.dev_a, "table", "100",
+                "metric", "50", "src", NET ".0.1", "proto", "static");
+        IP_A_DO("route", "add", "169.254.1.1", "dev", pair.dev_a, "scope", "link", "table", "100");
+        IP_A_DO("route", "add", "default", "via", "169.254.1.1", "dev", pair.dev_a, "table", "100");
+        IP_A_DO("route", "add", "198.51.100.0/24", "via", NET ".0.2", "dev", pair.dev_a, "mtu", "1400");
+        IP_A_DO("-6", "route", "add", "default", "via", NET6 "2", "dev", pair.dev_a);
+        IP_A_DO("-6", "route", "add", "2001:db8::/64", "via", NET6 "2", "dev", pair.dev_a, "src", SECOND6,
+                "metric", "77");
+        IP_A_DO("route", "add", "203.0.113.0/24", "nexthop", "via", NET ".0.2", "dev", pair.dev_a, "nexthop",
+                "via", NET ".0.3", "dev", pair.dev_a);
+}
+
+/* The record of the configured link: what it must hold. */
+static void check_record(const struct snapshot *s) {
+        print_snapshot("before", s);
+        /* 2 IPv4, fd00:d3::1, fd00:d3::11 and the link-local address. */
+        assert_int_equal(s->na, 5);
+        assert_int_equal(count_family(s, AF_INET6, false), 3);
+        /* IPv4: two prefix routes, default, 198.51.100.0/24; table 100: three.
+         * IPv6: fd00:d3::/64, fe80::/64, default, 2001:db8::/64. */
+        assert_int_equal(count_family(s, AF_INET, true), 7);
+        assert_int_equal(count_family(s, AF_INET6, true), 4);
+        assert_int_equal(s->skipped, 1); /* the multipath route */
+        /* No route with a gateway before one without. */
+        for (size_t i = 1; i < s->nr; i++)
+                assert_false(s->r[i - 1].has_gateway && !s->r[i].has_gateway);
+
+        const struct rtnl_addr *a = find_addr(s, AF_INET6, SECOND6);
+        assert_non_null(a);
+        assert_int_equal(a->flags & (IFA_F_NODAD | IFA_F_TENTATIVE), 0); /* went through DAD */
+        assert_true(a->flags & IFA_F_PERMANENT);
+        assert_int_equal(a->valid_lft, UINT32_MAX);
+        a = find_addr(s, AF_INET6, NET6 "1");
+        assert_non_null(a);
+        assert_true(a->flags & IFA_F_NODAD); /* netns-pair adds it with nodad */
+        a = find_addr(s, AF_INET, NET ".0.1");
+        assert_non_null(a);
+        assert_string_equal(a->label, pair.dev_a);
+        const struct rtnl_route *r = find_route(s, AF_INET, "192.0.2.0", 100);
+        assert_non_null(r);
+        assert_int_equal(r->priority, 50);
+        assert_int_equal(r->protocol, RTPROT_STATIC);
+        assert_true(r->has_prefsrc && r->has_gateway);
+        r = find_route(s, AF_INET, "198.51.100.0", RT_TABLE_MAIN);
+        assert_non_null(r);
+        assert_true(r->metrics_len >= 8);
+        r = find_route(s, AF_INET6, "2001:db8::", RT_TABLE_MAIN);
+        assert_non_null(r);
+        assert_int_equal(r->priority, 77);
+        assert_true(r->has_prefsrc);
+}
+
+static void test_addr_route_restore(void **state) {
+        (void)state;
+        char out[4096], line[512];
+
+        configure();
+        struct ip_view v = ip_view("configured");
+        assert_non_null(strstr(v.multipath, "203.0.113.0/24"));
+        ip_view_done(&v);
+        assert_int_equal(op_snap(pair.a, OP_RECORD, pair.dev_a, SNAP_BEFORE, 0, NULL, 0), 0);
+        check_record(&snaps[SNAP_BEFORE]);
+
+        /* Down: the kernel flushes every IPv6 address and every route but
+         * the IPv4 local ones. */
+        assert_int_equal(op_in(pair.a, OP_LINK_DOWN, pair.dev_a, NULL, 0), 0);
+        assert_int_equal(op_snap(pair.a, OP_RECORD, pair.dev_a, SNAP_CHANGED, 0, NULL, 0), 0);
+        const struct snapshot *down = &snaps[SNAP_CHANGED];
+        print_snapshot("down", down);
+        assert_int_equal(down->na, 2);
+        assert_int_equal(count_family(down, AF_INET6, false), 0);
+        assert_int_equal(down->nr, 0);
+        assert_int_equal(down->skipped, 0);
+        v = ip_view("down");
+        assert_null(strstr(v.addr, "inet6"));
+        assert_non_null(strstr(v.addr, "inet " NET ".0.1/24"));
+        assert_non_null(strstr(v.addr, "inet " NET ".1.1/24"));
+        assert_null(strstr(v.route4, "via"));
+        assert_null(strstr(v.route4, "proto kernel scope link"));
+        assert_non_null(strstr(v.route4, "local " NET ".0.1 "));
+        assert_string_equal(v.route6, "");
+        ip_view_done(&v);
+
+        /* Up: only what the kernel derives comes back. */
+        assert_int_equal(op_in(pair.a, OP_LINK_UP, pair.dev_a, NULL, 0), 0);
+        assert_int_equal(op_snap(pair.a, OP_RECORD, pair.dev_a, SNAP_CHANGED, 0, NULL, 0), 0);
+        print_snapshot("up", down);
+        v = ip_view("up");
+        assert_null(strstr(v.addr, NET6));
+        assert_null(strstr(v.route4, "via"));
+        ip_view_done(&v);
+
+        /* Put back: addresses first, then routes, in the order listed. */
+        assert_int_equal(
+                op_snap(pair.a, OP_RESTORE, pair.dev_a, SNAP_BEFORE, RTNL_ADDR_ADD_NODAD, out, sizeof(out)),
+                0);
+        assert_non_null(strstr(out, " failed=0 "));
+        assert_int_equal(op_snap(pair.a, OP_RECORD, pair.dev_a, SNAP_AFTER, 0, NULL, 0), 0);
+        print_snapshot("restored", &snaps[SNAP_AFTER]);
+        assert_snapshot_equal(&snaps[SNAP_BEFORE], &snaps[SNAP_AFTER]);
+        assert_int_equal(snaps[SNAP_AFTER].skipped, 0); /* the multipath route stays gone */
+        v = ip_view("restored");
+        assert_non_null(line_with(v.addr, "inet6 " SECOND6 "/64", line, sizeof(line)));
+        assert_null(strstr(line, "tentative"));
+        assert_non_null(strstr(line, "nodad"));
+        assert_non_null(strstr(v.route4, "default via " NET ".0.2 \n"));
+        assert_non_null(strstr(
+                v.route4, "192.0.2.0/24 via " NET ".0.2 table 100 proto static src " NET ".0.1 metric 50"));
+        assert_non_null(strstr(v.route4, "default via 169.254.1.1 table 100"));
+        assert_non_null(strstr(v.route4, "198.51.100.0/24 via " NET ".0.2 mtu 1400"));
+        assert_string_equal(v.multipath, "");
+        assert_non_null(strstr(v.route6, "2001:db8::/64 via " NET6 "2 src " SECOND6 " metric 77"));
+        assert_non_null(strstr(v.route6, "default via " NET6 "2 metric 1024"));
+        ip_view_done(&v);
+
+        /* Again: everything is present, nothing changes. */
+        assert_int_equal(
+                op_snap(pair.a, OP_RESTORE, pair.dev_a, SNAP_BEFORE, RTNL_ADDR_ADD_NODAD, out, sizeof(out)),
+                0);
+        assert_non_null(strstr(out, "added=0 present=16 failed=0 "));
+        assert_int_equal(op_snap(pair.a, OP_RECORD, pair.dev_a, SNAP_AFTER, 0, NULL, 0), 0);
+        assert_snapshot_equal(&snaps[SNAP_BEFORE], &snaps[SNAP_AFTER]);
+}
+
+/* Without NODAD an address put back is tentative for a second or more, and a
+ * route with it as its source cannot be added meanwhile. */
+static void test_addr_readd_dad(void **state) {
+        (void)state;
+        char out[4096], line[512];
+
+        configure();
+        assert_int_equal(op_snap(pair.a, OP_RECORD, pair.dev_a, SNAP_BEFORE, 0, NULL, 0), 0);
+        check_record(&snaps[SNAP_BEFORE]);
+        assert_int_equal(op_in(pair.a, OP_LINK_DOWN, pair.dev_a, NULL, 0), 0);
+        assert_int_equal(op_in(pair.a, OP_LINK_UP, pair.dev_a, NULL, 0), 0);
+
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
+        int r = op_snap(pair.a, OP_RESTORE, pair.dev_a, SNAP_BEFORE, 0, out, sizeof(out));
+        assert_int_equal(r, -EINVAL);
+        assert_non_null(strstr(out, " failed=1 "));
+        assert_non_null(strstr(out, "adding route 2001:db8::/64 via " NET6 "2"));
+        char *a = IP_A("-o", "addr", "show", "dev", pair.dev_a);
+        print_message("  iproute2 re-added without nodad:\n");
+        print_lines(a);
+        assert_non_null(line_with(a, "inet6 " SECOND6 "/64", line, sizeof(line)));
+        assert_non_null(strstr(line, "tentative"));
+        free(a);
+
+        /* Once DAD is done the route goes in. */
+        wait_dad();
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        print_message(
+                "  tentative for %.2f s at most\n",
+                (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+        assert_int_equal(op_snap(pair.a, OP_RESTORE, pair.dev_a, SNAP_BEFORE, 0, out, sizeof(out)), 0);
+        assert_non_null(strstr(out, "added=1 "));
+        assert_int_equal(op_snap(pair.a, OP_RECORD, pair.dev_a, SNAP_AFTER, 0, NULL, 0), 0);
+        assert_snapshot_equal(&snaps[SNAP_BEFORE], &snaps[SNAP_AFTER]);
+}
+
+/* An MTU below 1280 drops the link's IPv6 (addresses, routes, per-link
+ * sysctls); IPv4 keeps everything. */
+static void test_mtu_below_ipv6_minimum(void **state) {
+        (void)state;
+        char out[4096];
+        const char *sysctl_get[] = { "ip", "netns", "exec", pair.a, "sysctl", "-n", NULL, NULL };
+        char key[96];
+
+        configure();
+        (void)snprintf(key, sizeof(key), "net.ipv6.conf.%s.hop_limit=33", pair.dev_a);
+        const char *sysctl_set[] = { "ip", "netns", "exec", pair.a, "sysctl", "-qw", key, NULL };
+        struct cmd_result c = run_command("/", sysctl_set);
+        assert_int_equal(c.exit, 0);
+        cmd_result_done(&c);
+        assert_int_equal(op_snap(pair.a, OP_RECORD, pair.dev_a, SNAP_BEFORE, 0, NULL, 0), 0);
+        check_record(&snaps[SNAP_BEFORE]);
+
+        assert_int_equal(op_in(pair.a, OP_MTU_1200, pair.dev_a, NULL, 0), 0);
+        assert_int_equal(op_snap(pair.a, OP_RECORD, pair.dev_a, SNAP_CHANGED, 0, NULL, 0), 0);
+        const struct snapshot *low = &snaps[SNAP_CHANGED];
+        print_snapshot("mtu 1200", low);
+        assert_int_equal(count_family(low, AF_INET6, false), 0);
+        assert_int_equal(count_family(low, AF_INET6, true), 0);
+        assert_int_equal(count_family(low, AF_INET, false), 2);
+        assert_int_equal(count_family(low, AF_INET, true), 7);
+        assert_int_equal(low->skipped, 1);
+        struct ip_view v = ip_view("mtu 1200");
+        assert_null(strstr(v.addr, "inet6"));
+        assert_string_equal(v.route6, "");
+        assert_non_null(strstr(v.multipath, "203.0.113.0/24"));
+        ip_view_done(&v);
+
+        assert_int_equal(op_in(pair.a, OP_MTU_1500, pair.dev_a, NULL, 0), 0);
+        v = ip_view("mtu 1500");
+        assert_null(strstr(v.addr, NET6));
+        assert_non_null(strstr(v.addr, "inet6 fe80::"));
+        ip_view_done(&v);
+        key[strlen(key) - 3] = '\0'; /* without "=33" */
+        sysctl_get[6] = key;
+        c = run_command("/", sysctl_get);
+        assert_int_equal(c.exit, 0);
+        print_message("  %s after the MTU came back: %s", key, c.out);
+        assert_string_equal(c.out, "64\n"); /* the default again, not 33 */
+        cmd_result_done(&c);
+
+        assert_int_equal(
+                op_snap(pair.a, OP_RESTORE, pair.dev_a, SNAP_BEFORE, RTNL_ADDR_ADD_NODAD, out, sizeof(out)),
+                0);
+        assert_int_equal(op_snap(pair.a, OP_RECORD, pair.dev_a, SNAP_AFTER, 0, NULL, 0), 0);
+        print_snapshot("restored", &snaps[SNAP_AFTER]);
+        assert_snapshot_equal(&snaps[SNAP_BEFORE], &snaps[SNAP_AFTER]);
+}
+
 static int setup(void **state) {
         (void)state;
         return netns_pair_create(&pair, "mhrt", 211);
@@ -386,12 +895,21 @@ int main(void) {
                 fprintf(stderr, "skipped: needs root\n");
                 return 77;
         }
+        snaps = mmap(
+                NULL, SNAP_MAX * sizeof(*snaps), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+        if (snaps == MAP_FAILED) {
+                perror("mmap");
+                return 1;
+        }
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_probes),
                 cmocka_unit_test_setup_teardown(test_tbf_egress, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_ingress_redirect, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_foreign_untouched, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_link_state_and_mtu, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_addr_route_restore, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_addr_readd_dad, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_mtu_below_ipv6_minimum, setup, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
