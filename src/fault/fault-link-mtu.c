@@ -7,55 +7,26 @@
 
 #include "fault/guard.h"
 #include "fault/live.h"
-#include "sys/ns.h"
-#include "sys/rtnl.h"
+#include "fault/net-link.h"
 
 /* net.mtu_mismatch: the MTU of the target's device set to the given value
  * over rtnetlink, from a thread of the agent in the target's network
- * namespace; the MTU before is recorded (the lease's restore record) and
- * undo puts exactly that back. The kernel keeps the MTU after the agent
- * dies, so a guardian (fault/guard.h) holds the undo from before the change. */
-
-struct mtu_visit {
-        const char *device;
-        uint32_t set;          /* 0: only look */
-        struct rtnl_link link; /* as it was before */
-};
-
-static int visit(void *arg, struct mh_error *e) {
-        struct mtu_visit *v = arg;
-        _cleanup_(rtnl_freep) struct rtnl *rt = NULL;
-        int r = rtnl_open(&rt, e);
-        if (r >= 0)
-                r = rtnl_link_get(rt, v->device, &v->link, e);
-        if (r >= 0 && v->set)
-                r = rtnl_link_set_mtu(rt, v->link.ifindex, v->set, e);
-        return r;
-}
-
-/* -ESRCH: the target is gone; -ENODEV: it has no such device. */
-static int in_target(
-        const struct proc_identity *target, const char *device, uint32_t set, struct rtnl_link *ret,
-        struct mh_error *e) {
-        struct mtu_visit v = { .device = device, .set = set };
-        int r = target->pid > 0 ? ns_net_run(target, visit, &v, e)
-                                : mh_error_fail(e, -ESRCH, "not_running", "the target is not running");
-        if (r >= 0 && ret)
-                *ret = v.link;
-        return r;
-}
+ * namespace. The device is recorded first (net-link.h: its MTU, addresses
+ * and routes, which the kernel flushes with IPv6 when the MTU drops below
+ * 1280); undo sets the recorded MTU back and adds back what the device
+ * lacks. The kernel keeps the MTU after the agent dies, so a guardian
+ * (fault/guard.h) holds the undo from before the change. */
 
 /* What the agent holds while the MTU is changed. */
 struct mtu_held {
         struct proc_identity target;
-        char device[IF_NAMESIZE];
-        uint32_t before;
+        struct net_link rec;
         struct fault_guard *guard;
 };
 
 static void release(void *live) {
         struct mtu_held *m = live;
-        in_target(&m->target, m->device, m->before, NULL, NULL);
+        net_link_put_back(&m->target, &m->rec, NET_LINK_MTU, NULL);
         fault_guard_release(m->guard);
         free(m);
 }
@@ -65,29 +36,28 @@ extern const struct fault_mechanism fault_link_mtu;
 static int apply(struct fault_exec *fx, struct mh_error *reterr) {
         const char *device = fault_param(fx, "device")->s;
         uint32_t mtu = (uint32_t)fault_param(fx, "mtu")->i;
-        struct rtnl_link before;
-        int r = in_target(&fx->target.main, device, 0, &before, reterr);
-        if (r < 0)
-                return r;
-        if (before.mtu == mtu || before.mtu == 0)
-                return mh_error_fail(
+        struct mtu_held *m = calloc(1, sizeof(*m));
+        if (!m)
+                return mh_error_fail(reterr, -ENOMEM, "oom", "out of memory");
+        m->target = fx->target.main;
+        int r = net_link_record(&m->target, device, &m->rec, reterr);
+        if (r >= 0 && m->rec.link.mtu == mtu)
+                r = mh_error_fail(
                         reterr, -EALREADY, "mtu",
                         "device %s of %s has MTU %" PRIu32 " already: the fault would change nothing",
-                        device, fx->target.container_name, before.mtu);
-        struct mtu_held *m = calloc(1, sizeof(*m));
-        if (!m || json_object_set_new(fx->restore, "device", json_string(device)) < 0 ||
-            json_object_set_new(fx->restore, "mtu", json_integer(before.mtu)) < 0) {
-                free(m);
-                return mh_error_fail(reterr, -ENOMEM, "oom", "out of memory");
+                        device, fx->target.container_name, mtu);
+        if (r >= 0) {
+                json_t *rec = net_link_json(&m->rec);
+                if (!rec || json_object_update(fx->restore, rec) < 0)
+                        r = mh_error_fail(reterr, -ENOMEM, "oom", "out of memory");
+                json_decref(rec);
         }
-        *m = (struct mtu_held){ .target = fx->target.main, .before = before.mtu };
-        snprintf(m->device, sizeof(m->device), "%s", device);
         /* The guardian first: no MTU changes without someone to put it back. */
-        if ((r = fault_guard_start(fx, &m->guard, reterr)) < 0) {
+        if (r < 0 || (r = fault_guard_start(fx, &m->guard, reterr)) < 0) {
                 free(m);
                 return r;
         }
-        if ((r = in_target(&m->target, device, mtu, NULL, reterr)) >= 0 &&
+        if ((r = net_link_change(&m->target, device, NET_LINK_MTU, mtu, reterr)) >= 0 &&
             (r = fault_live_put(fx->lives, fx->lease_id, &fault_link_mtu, m)) < 0)
                 mh_error_fail(
                         reterr, r, "mtu", "lease %s: applied already, or too many faults in force",
@@ -97,24 +67,19 @@ static int apply(struct fault_exec *fx, struct mh_error *reterr) {
         return r < 0 ? r : 0;
 }
 
-/* The device and its MTU before the fault, from the restore record; false: none recorded. */
-static bool recorded(const struct fault_exec *fx, const char **ret_device, uint32_t *ret_mtu) {
-        const json_t *d = json_object_get(fx->restore, "device"), *m = json_object_get(fx->restore, "mtu");
-        if (!json_is_string(d) || !json_is_integer(m) || json_integer_value(m) <= 0 ||
-            json_integer_value(m) > UINT32_MAX)
-                return false;
-        *ret_device = json_string_value(d);
-        *ret_mtu = (uint32_t)json_integer_value(m);
-        return true;
+/* The record apply put in the lease's restore record; false: none there. */
+static bool recorded(const struct fault_exec *fx, struct net_link *ret) {
+        return json_object_size(fx->restore) && net_link_from_json(fx->restore, ret, NULL) >= 0;
 }
 
 /* The MTU back before the guardian lets go, so an agent that dies in
- * between still leaves it back. A target or device that is gone took it along. */
+ * between still leaves it back. */
 static int undo_restore(const struct fault_exec *fx, struct mh_error *reterr) {
-        const char *device;
-        uint32_t mtu;
-        int r = recorded(fx, &device, &mtu) ? in_target(&fx->target.main, device, mtu, NULL, reterr) : 0;
-        if (r < 0 && r != -ESRCH && r != -ENODEV)
+        _cleanup_free_ struct net_link *rec = calloc(1, sizeof(*rec));
+        if (!rec)
+                return mh_error_fail(reterr, -ENOMEM, "oom", "out of memory");
+        int r = recorded(fx, rec) ? net_link_put_back(&fx->target.main, rec, NET_LINK_MTU, reterr) : 0;
+        if (r < 0)
                 return r;
         struct mtu_held *m = fault_live_take(fx->lives, fx->lease_id);
         if (m) {
@@ -124,42 +89,24 @@ static int undo_restore(const struct fault_exec *fx, struct mh_error *reterr) {
         return 0;
 }
 
-/* The device's MTU now into *ret_mtu; 0 when the target or device is gone. */
-static int mtu_now(
-        const struct fault_exec *fx, const char *device, uint32_t *ret_mtu, char *detail, size_t size) {
-        struct rtnl_link now;
+static int look_restored(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
+        return net_link_verify(&fx->target.main, fx->restore, NET_LINK_MTU, ret, detail, size);
+}
+
+/* In force: the device has the fault's MTU and the agent holds the lease that set it. */
+static int look_set(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
+        _cleanup_free_ struct net_link *now = calloc(1, sizeof(*now));
         struct mh_error e = { 0 };
-        int r = in_target(&fx->target.main, device, 0, &now, &e);
-        *ret_mtu = r >= 0 ? now.mtu : 0;
+        uint32_t mtu = (uint32_t)fault_param(fx, "mtu")->i;
+        int r = now ? net_link_record(&fx->target.main, fault_param(fx, "device")->s, now, &e) : -ENOMEM;
+        *ret = r >= 0 && now->link.mtu == mtu && fault_live_with(fx->lives, fx->lease_id, NULL, NULL);
         if (r >= 0)
                 snprintf(
-                        detail, size, "device %s of %s has MTU %" PRIu32, device, fx->target.container_name,
-                        now.mtu);
+                        detail, size, "device %s of %s has MTU %" PRIu32, now->link.name,
+                        fx->target.container_name, now->link.mtu);
         else
-                snprintf(detail, size, "%s", e.msg);
-        return r == -ESRCH || r == -ENODEV ? 0 : r;
-}
-
-static int look_restored(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
-        const char *device;
-        uint32_t before, now;
-        if (!recorded(fx, &device, &before)) {
-                *ret = true;
-                snprintf(detail, size, "no MTU was recorded, so none was changed");
-                return 0;
-        }
-        int r = mtu_now(fx, device, &now, detail, size);
-        *ret = r >= 0 && (now == before || now == 0);
-        return r;
-}
-
-/* In force: the MTU is the fault's and the agent holds the lease that set it. */
-static int look_set(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
-        uint32_t now;
-        int r = mtu_now(fx, fault_param(fx, "device")->s, &now, detail, size);
-        *ret = r >= 0 && now == (uint32_t)fault_param(fx, "mtu")->i &&
-               fault_live_with(fx->lives, fx->lease_id, NULL, NULL);
-        return r;
+                snprintf(detail, size, "%s", now ? e.msg : "out of memory");
+        return r == -ESRCH || r == -ENODEV ? 0 : r < 0 ? r : 0;
 }
 
 const struct fault_mechanism fault_link_mtu = {

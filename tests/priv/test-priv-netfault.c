@@ -626,6 +626,16 @@ static void refused(const char *fault_id, const char *params, const char *reason
         lease_done(&l);
 }
 
+/* Whether `ip -6 addr` in b lists the pair's static IPv6 address. */
+static bool ipv6_addr_seen(void) {
+        struct cmd_result r = run_command(
+                NULL, (const char *const[]){ "ip", "-n", pair.b, "-6", "-o", "addr", "show", "dev",
+                                             pair.dev_b, NULL });
+        bool seen = r.out && strstr(r.out, pair.addr6_b);
+        cmd_result_done(&r);
+        return seen;
+}
+
 static void test_mtu_mismatch(void **state) {
         (void)state;
         char params[96];
@@ -646,6 +656,16 @@ static void test_mtu_mismatch(void **state) {
         refused("net.mtu_mismatch", params, "would change nothing");
         refused("net.mtu_mismatch", "{\"device\":\"nosuch0\"}", "nosuch0");
         assert_int_equal(link_seen().mtu, 1500);
+
+        /* Below IPv6's minimum the kernel drops the device's IPv6 state; undo brings it back. */
+        assert_true(ipv6_addr_seen());
+        snprintf(params, sizeof(params), "{\"device\":\"%s\",\"mtu\":1200}", pair.dev_b);
+        p = apply("net.mtu_mismatch", params);
+        assert_false(ipv6_addr_seen());
+        undo("net.mtu_mismatch", p); /* verify: nothing recorded is missing */
+        assert_true(ipv6_addr_seen());
+        assert_int_equal(link_seen().mtu, 1500);
+        print_message("net.mtu_mismatch 1200: %s flushed by the kernel, back after undo\n", pair.addr6_b);
 }
 
 /* A process holding one fault (the agent's place), killed: its guardian undoes it. */
