@@ -1136,8 +1136,15 @@ const struct fault_def catalog_faults[] = {
                 .role = AGENT_ROLE_NETWORK,
                 .resource = RESOURCE_NETNS,
                 .conflict = CONFLICT_NETNS_LINK,
-                REFUSED("needs link down in the target's netns, which also cuts our probes' path to it",
-                        "use net.partition to cut the target off"),
+                .mechanism = "link.down",
+                .comp = COMP("link.up", "link.up", "link.down"),
+                PARAMS(P_STR("device", "eth0", "the target's network device to set down")),
+                .effect = "device in the target's network namespace is set down over rtnetlink: "
+                          "the kernel drops its routes and IPv6 addresses, so the target reaches "
+                          "nothing through it",
+                .undo = "set it up again and add back the addresses and routes recorded before "
+                        "(a guardian does it if the agent dies)",
+                .verify = "the device is up and has every recorded address and route",
         },
         {
                 .id = "net.latency",

@@ -20,6 +20,7 @@
         X(fault_cgroup_cpu)                                                                                 \
         X(fault_net)                                                                                        \
         X(fault_link_mtu)                                                                                   \
+        X(fault_link_down)                                                                                  \
         /* one line each, above this one */
 
 #define AS_DECLARATION(m) extern const struct fault_mechanism m;

@@ -434,6 +434,34 @@ static void test_mtu_mismatch(void **state) {
         assert_no_residue();
 }
 
+/* Whether eth0 in the target is up and its default route is there. */
+static bool target_link_up(void) {
+        char *link = in_target((const char *const[]){ "ip", "-o", "link", "show", "eth0", NULL });
+        char *route = in_target((const char *const[]){ "ip", "route", "show", "default", NULL });
+        bool up = strstr(link, ",UP") != NULL || strstr(link, "<UP") != NULL;
+        bool routed = strstr(route, "default via") != NULL;
+        free(link);
+        free(route);
+        return up && routed;
+}
+
+static void test_interface_down(void **state) {
+        (void)state;
+        assert_true(target_link_up());
+        pid_t pid = run_drill("net.interface_down", "");
+        wait_in_force(pid);
+        assert_false(target_link_up());
+        assert_int_equal(measure_rtt(20).received, 0);
+        wait_done(pid);
+        assert_true(target_link_up());
+        struct rtt after = measure_rtt(100);
+        assert_true(after.received > 90);
+        assert_added(after.p50, 0, "after net.interface_down");
+        print_message("net.interface_down: eth0 down while held (20 of 20 echoes lost), up with its default "
+                      "route after\n");
+        assert_no_residue();
+}
+
 int main(void) {
         struct engine_container c;
         int r = demo_up(&demo);
@@ -457,7 +485,7 @@ int main(void) {
                 cmocka_unit_test(test_latency),        cmocka_unit_test(test_loss_reorder_duplicate),
                 cmocka_unit_test(test_bandwidth),      cmocka_unit_test(test_partition_reset_refuse),
                 cmocka_unit_test(test_scoped_to_peer), cmocka_unit_test(test_agent_sigkill),
-                cmocka_unit_test(test_mtu_mismatch),
+                cmocka_unit_test(test_mtu_mismatch),   cmocka_unit_test(test_interface_down),
         };
         if (getenv("MH_TEST_FILTER"))
                 cmocka_set_test_filter(getenv("MH_TEST_FILTER"));

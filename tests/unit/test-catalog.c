@@ -43,6 +43,7 @@ static const char *const executable_ids[] = {
         "net.connection_reset",
         "net.connection_refuse",
         "net.mtu_mismatch",
+        "net.interface_down",
         "http.latency",
         "http.error_injection",
         "dependency.rate_limit",
@@ -123,7 +124,7 @@ static void test_ids_sorted_unique(void **state) {
 static void test_executable_ids_present(void **state) {
         size_t n_executable = 0;
 
-        assert_int_equal(ELEMENTSOF(executable_ids), 47);
+        assert_int_equal(ELEMENTSOF(executable_ids), 48);
         for (size_t i = 0; i < ELEMENTSOF(executable_ids); i++) {
                 const struct fault_def *f = catalog_find(executable_ids[i]);
                 if (!f)

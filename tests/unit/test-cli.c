@@ -148,7 +148,7 @@ static void test_discover(void **state) {
         struct result r = RUN("discover", "faults");
         assert_int_equal(r.exit, 0);
         assert_non_null(strstr(r.out, "net.latency "));
-        assert_non_null(strstr(r.out, " 47 executable, "));
+        assert_non_null(strstr(r.out, " 48 executable, "));
         result_done(&r);
         r = RUN("d", "f", "-e", "net.latency");
         assert_int_equal(r.exit, 0);
