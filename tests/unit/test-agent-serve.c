@@ -193,14 +193,25 @@ static void test_refusals_touch_nothing(void **state) {
 }
 
 /* A child of this test, paused through the agent as a host process. */
+/* A child that holds none of our descriptors by the time it is returned:
+ * stopped while it still held the agent's stdin, its stdin would never close
+ * with ours, and the agent would wait its whole TTL for an EOF. */
 static pid_t victim(void) {
+        int ready[2];
+        char c;
+        assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
         pid_t pid = fork();
         if (pid == 0) {
-                for (int fd = 3; fd < 1024; fd++) /* not the agent's pipes: its stdin must close with ours */
-                        close(fd);
+                for (int fd = 3; fd < 1024; fd++)
+                        if (fd != ready[1])
+                                close(fd);
+                close(ready[1]); /* the last one: the parent sees EOF */
                 for (;;)
                         pause();
         }
+        close(ready[1]);
+        assert_int_equal(read(ready[0], &c, 1), 0);
+        close(ready[0]);
         return pid;
 }
 
