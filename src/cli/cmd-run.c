@@ -103,10 +103,13 @@ static int execute(
         bool json = ctx->format == CLI_FORMAT_JSON || cli_arg(ctx, args, "json");
         int r;
 
-        if ((needs_engine(in->plan) &&
-             (r = engine_open(ctx->podman ? ENGINE_PODMAN : ENGINE_DOCKER, NULL, &engine, reterr)) < 0) ||
-            (r = evidence_open(ctx->db_path, &ev, reterr)) < 0)
+        if (needs_engine(in->plan) &&
+            (r = engine_open(ctx->podman ? ENGINE_PODMAN : ENGINE_DOCKER, NULL, &engine, reterr)) < 0)
                 return r;
+        if ((r = evidence_open(ctx->db_path, &ev, reterr)) < 0 || (r = evidence_writable(ev, reterr)) < 0) {
+                reterr->exit = MH_EXIT_CONFIG_ERROR; /* nothing is touched without a journal */
+                return r;
+        }
         const char *ssh_args[] = { "-F", cli_arg(ctx, args, "ssh-config"), NULL };
         struct run_options opt = { .evidence = ev,
                                    .engine = engine,

@@ -6,12 +6,20 @@
 #include <pthread.h>
 #include <sqlite3.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "evidence/evidence.h"
 #include "evidence/lease.h"
 
 struct evidence {
         sqlite3 *db;
+        /* The file as opened: every commit checks the path still names it
+         * (store.c), so a journal deleted or replaced under a run is a failed
+         * write, not writes into a file nobody will read. */
+        char *path; /* absolute; NULL when it has no file (":memory:") */
+        dev_t dev;
+        ino_t ino;
+        char commit_refused[256]; /* why the commit hook refused, for the error */
         /* Held for a whole public call, so a transaction and the error text
          * of sqlite3_errmsg() belong to one caller even when threads share
          * the handle. SQLITE_OPEN_FULLMUTEX alone serialises single calls
@@ -36,6 +44,10 @@ struct evidence_txn {
         struct evidence *ev;
 };
 void evidence_txn_rollbackp(struct evidence_txn *t);
+
+/* store.c: remembers the file ev->db has open and refuses any commit once
+ * the path no longer names it. */
+int evidence_store_watch(struct evidence *ev, const char *path, struct mh_error *reterr);
 
 /* The -errno for an SQLite result code (extended codes understood). */
 int evidence_errno(int rc);

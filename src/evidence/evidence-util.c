@@ -63,10 +63,19 @@ int evidence_fail(struct evidence *ev, int rc, const char *op, struct mh_error *
          * (a constraint's kind); it is ours alone while the lock is held. */
         if (ev && ev->db && (rc & 0xff) == (sqlite3_extended_errcode(ev->db) & 0xff))
                 rc = sqlite3_extended_errcode(ev->db);
+        if (rc == SQLITE_CONSTRAINT_COMMITHOOK && ev && ev->commit_refused[0]) {
+                mh_error_set(
+                        reterr, -ESTALE, MH_EXIT_GENERAL_FAILURE, "evidence", "%s: %s", op,
+                        ev->commit_refused);
+                ev->commit_refused[0] = '\0';
+                return -ESTALE;
+        }
         int code = evidence_errno(rc);
         if (code == 0)
                 code = -EIO;
-        const char *msg = ev && ev->db ? sqlite3_errmsg(ev->db) : sqlite3_errstr(rc);
+        /* The connection's message is about rc only when its code is rc's. */
+        const char *msg = ev && ev->db && sqlite3_errcode(ev->db) == (rc & 0xff) ? sqlite3_errmsg(ev->db)
+                                                                                 : sqlite3_errstr(rc);
         return mh_error_set(reterr, code, MH_EXIT_GENERAL_FAILURE, "evidence", "%s: %s", op, msg);
 }
 

@@ -25,6 +25,7 @@ struct evidence *evidence_close(struct evidence *ev) {
                 return NULL;
         if (ev->db)
                 sqlite3_close_v2(ev->db);
+        free(ev->path);
         pthread_mutex_destroy(&ev->lock);
         free(ev);
         return NULL;
@@ -261,8 +262,13 @@ int evidence_open_migrations(
                         sys > 0 ? strerror(sys) : "");
         }
         r = setup(ev, path, migrations, n_migrations, reterr);
-        if (r < 0)
+        if (r < 0 || (r = evidence_store_watch(ev, path, reterr)) < 0) {
+                if (reterr && !strstr(reterr->msg, path))
+                        mh_error_prefix(reterr, "cannot open evidence database '%s': ", path);
+                if (reterr)
+                        reterr->exit = MH_EXIT_CONFIG_ERROR;
                 return r;
+        }
         *ret = TAKE_PTR(ev);
         return 0;
 }

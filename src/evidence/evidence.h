@@ -36,6 +36,13 @@ int evidence_open(const char *path, struct evidence **ret, struct mh_error *rete
 struct evidence *evidence_close(struct evidence *ev);
 DEFINE_FREEP(struct evidence, evidence_close)
 
+/* Whether a run may write here, asked before it touches anything: -EROFS
+ * for a file or directory it cannot write, -EBUSY when another process
+ * holds the write lock past the busy timeout; exit class CONFIG (3). Once
+ * open, a database whose path is deleted or renamed over fails every write
+ * with -ESTALE. */
+int evidence_writable(struct evidence *ev, struct mh_error *reterr);
+
 /* The schema version of an open database (the highest applied migration). */
 int evidence_schema_version(struct evidence *ev, int *ret, struct mh_error *reterr);
 

@@ -115,6 +115,13 @@ void runner_evidence_failed(struct runner *r, const char *what, const struct mh_
                 e ? e->msg : "out of memory");
 }
 
+bool runner_evidence_lost(struct runner *r) {
+        pthread_mutex_lock(&r->lock);
+        bool lost = r->evidence_lost;
+        pthread_mutex_unlock(&r->lock);
+        return lost;
+}
+
 int runner_event(struct runner *r, enum evidence_event_kind kind, json_t *payload) {
         struct mh_error e = { 0 };
         char *text = payload ? json_dumps(payload, JSON_COMPACT | JSON_SORT_KEYS) : NULL;

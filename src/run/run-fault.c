@@ -29,6 +29,8 @@ struct lease_ctx {
         json_t *lease;    /* what the agent gets in task.execute */
         char lease_id[LEASE_ID_MAX];
         char detail[RUN_DETAIL_MAX];
+        bool journaled; /* the write-ahead lease is in the journal */
+        bool applied;   /* the agent said the fault is applied */
         bool agent_lost;
 };
 
@@ -97,11 +99,13 @@ static int write_ahead(struct lease_ctx *c, const char *step_id, struct mh_error
         int r = ident && undo && verify && targets_text && params_text && (net_text || !c->net)
                         ? lease_create(c->r->opt->evidence, &l, c->lease_id, e)
                         : mh_error_set(e, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
-        struct mh_error ie = { 0 };
-        if (r >= 0 && evidence_invocation(
-                              c->r->opt->evidence, c->r->run_id, step_id, f->src->def->id, targets_text,
-                              params_text, agent_client_id(c->r->agent), c->lease_id, &ie) < 0)
-                runner_evidence_failed(c->r, "the fault's invocation", &ie);
+        c->journaled = r >= 0;
+        if (r < 0 && e->exit != MH_EXIT_SAFETY_REFUSAL && e->code != -ENOMEM)
+                runner_evidence_failed(c->r, "the write-ahead lease", e);
+        if (r >= 0 && (r = evidence_invocation(
+                               c->r->opt->evidence, c->r->run_id, step_id, f->src->def->id, targets_text,
+                               params_text, agent_client_id(c->r->agent), c->lease_id, e)) < 0)
+                runner_evidence_failed(c->r, "the fault's invocation", e);
         free(ident), free(undo), free(verify), free(targets_text), free(params_text), free(net_text),
                 free(key);
         json_decref(targets);
@@ -208,8 +212,14 @@ static bool release(struct lease_ctx *c, enum lease_state from) {
                 mark_orphaned(c, from);
                 return false;
         }
-        transition(c, from, LEASE_RELEASING, NULL);
+        /* With the journal failing, the target first: a locked store would
+         * hold the undo for its busy timeout. */
+        bool journal_after = runner_evidence_lost(c->r);
+        if (!journal_after)
+                transition(c, from, LEASE_RELEASING, NULL);
         bool ok = run_undo(c, notes, sizeof(notes)) && run_verify(c, notes, sizeof(notes));
+        if (journal_after)
+                transition(c, from, LEASE_RELEASING, NULL);
         if (c->agent_lost) {
                 mark_orphaned(c, LEASE_RELEASING);
                 return false;
@@ -252,8 +262,10 @@ static void keep_faulted(struct lease_ctx *c) {
  * identity, and into the lease for undo and recovery. */
 static bool inject(struct lease_ctx *c, struct mh_error *e) {
         json_t *res = NULL;
+        bump(c->r, &c->r->result->faults_attempted);
         if (phase(c, "inject", SLOW_CALL_MS, &res, e) < 0)
                 return false;
+        c->applied = true;
         const json_t *restore = json_object_get(res, "restore");
         c->restore = json_is_object(restore) ? json_incref((json_t *)restore) : json_object();
         json_decref(res);
@@ -265,6 +277,8 @@ static bool inject(struct lease_ctx *c, struct mh_error *e) {
         int r = ident ? lease_transition(
                                 c->r->opt->evidence, c->lease_id, LEASE_PENDING, LEASE_ACTIVE, &u, e)
                       : mh_error_set(e, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
+        if (r < 0 && ident)
+                runner_evidence_failed(c->r, "the fault's activation", e);
         free(ident);
         json_decref(identity);
         json_decref(c->lease);
@@ -338,12 +352,17 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
 
         c.params = plan_fault_params_json(f->src);
         if (!c.params || runner_resolve(r, f->target, &c.identity, &e) < 0 ||
-            runner_lease_net(r, f, &c.net, &e) < 0 || write_ahead(&c, step_id, &e) < 0) {
+            runner_lease_net(r, f, &c.net, &e) < 0 || write_ahead(&c, step_id, &e) < 0 ||
+            (runner_stopping(r) &&
+             mh_error_set(&e, -ECANCELED, MH_EXIT_GENERAL_FAILURE, "stopped", "the run is stopping") < 0)) {
                 if (!c.params)
                         mh_error_set(&e, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
                 if (e.exit == MH_EXIT_SAFETY_REFUSAL)
                         runner_refused(r, "%s %s: %s", f->id, f->src->def->id, e.msg);
                 runner_progress(r, "  [FAIL] %s %s: %s", f->id, f->src->def->id, e.msg);
+                if (c.journaled) /* nothing was applied: the lease ends here */
+                        lease_transition(
+                                r->opt->evidence, c.lease_id, LEASE_PENDING, LEASE_EXPIRED, NULL, NULL);
                 ctx_done(&c);
                 return false;
         }
@@ -352,7 +371,10 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
                 bool lost = !agent_client_alive(r->agent);
                 runner_progress(
                         r, "  [FAIL] %s %s on %s: %s: %s", f->id, f->src->def->id, f->target->label,
-                        lost ? "may be applied (the agent died before it answered)" : "not applied", e.msg);
+                        lost        ? "may be applied (the agent died before it answered)"
+                        : c.applied ? "applied but not journalled (undoing it)"
+                                    : "not applied",
+                        e.msg);
                 runner_event(
                         r, EVENT_FAULT_FAILED, json_pack("{s:s, s:s}", "lease", c.lease_id, "error", e.msg));
                 release(&c, LEASE_PENDING); /* undo is harmless on a fault never applied */

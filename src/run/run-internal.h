@@ -67,6 +67,8 @@ void runner_signals_stop(pthread_t thread, const sigset_t *old);
 int runner_event(struct runner *r, enum evidence_event_kind kind, json_t *payload);
 /* The same for any evidence write that failed (r < 0, what names it). */
 void runner_evidence_failed(struct runner *r, const char *what, const struct mh_error *e);
+/* Whether an evidence write failed: undo then goes first, the journal after. */
+bool runner_evidence_lost(struct runner *r);
 
 /* run-observe.c */
 void runner_observe(

@@ -8,13 +8,16 @@ static const char *const obs_kind_names[] = {
         [OBS_VALUE_LATENCY] = "latency", [OBS_VALUE_METRIC] = "metric",
 };
 
-/* Keeps the observation for the criteria and writes it to the evidence store. */
+/* Keeps the observation for the criteria and writes it to the evidence
+ * store; not once a write failed (the run is undoing, and a locked store
+ * would hold every call on the handle for its busy timeout). */
 void runner_observe(
         struct runner *r, const char *source, enum obs_kind_value kind, double value, const char *detail) {
         json_t *data = json_pack("{s:f, s:s}", "value", value, "detail", detail ? detail : "");
         char *text = data ? json_dumps(data, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
         struct mh_error e = { 0 };
-        if (evidence_observation(
+        if (!runner_evidence_lost(r) &&
+            evidence_observation(
                     r->opt->evidence, r->run_id, obs_kind_names[kind], source, text ? text : "{}", &e) < 0)
                 runner_evidence_failed(r, "an observation", &e);
         free(text);

@@ -158,7 +158,10 @@ static int begin(struct runner *r, struct mh_error *reterr) {
                 .controller_pid = (int)getpid(),
                 .controller_start_time = start,
         };
-        return evidence_run_begin(r->opt->evidence, &run, reterr);
+        int x = evidence_run_begin(r->opt->evidence, &run, reterr);
+        if (x < 0 && reterr) /* nothing is touched without a journal */
+                reterr->exit = MH_EXIT_CONFIG_ERROR;
+        return x;
 }
 
 static json_t *criteria_json(const struct run_result *res) {
@@ -172,6 +175,15 @@ static json_t *criteria_json(const struct run_result *res) {
                                    c->criterion->source_id, "satisfied", c->satisfied, "detail", c->detail));
         }
         return a;
+}
+
+/* A write of the outcome itself failed: the run is not "completed". */
+static void outcome_unrecorded(struct runner *r) {
+        struct run_result *res = r->result;
+        res->evidence_lost = true;
+        if (res->status == RUN_STATUS_COMPLETED)
+                res->status = RUN_STATUS_FAILED;
+        snprintf(res->reason, sizeof(res->reason), "%s", r->reason);
 }
 
 static void finish(struct runner *r) {
@@ -196,18 +208,22 @@ static void finish(struct runner *r) {
         char *criteria_text = criteria ? json_dumps(criteria, JSON_COMPACT) : NULL;
         char *summary = run_summary_markdown(r->plan, res);
         struct mh_error e = { 0 };
-        runner_event(
-                r,
-                res->status == RUN_STATUS_COMPLETED ? EVENT_RUN_COMPLETED
-                : res->status == RUN_STATUS_ABORTED ? EVENT_RUN_ABORTED
-                                                    : EVENT_RUN_FAILED,
-                json_pack("{s:s, s:s}", "verdict", verdict_to_string(res->verdict), "reason", res->reason));
+        if (runner_event(
+                    r,
+                    res->status == RUN_STATUS_COMPLETED ? EVENT_RUN_COMPLETED
+                    : res->status == RUN_STATUS_ABORTED ? EVENT_RUN_ABORTED
+                                                        : EVENT_RUN_FAILED,
+                    json_pack(
+                            "{s:s, s:s}", "verdict", verdict_to_string(res->verdict), "reason",
+                            res->reason)) < 0) {
+                outcome_unrecorded(r); /* the outcome written next says so */
+        }
         if (evidence_run_finish(
                     r->opt->evidence, r->run_id, run_status_to_string(res->status),
                     res->n_criteria ? verdict_to_string(res->verdict) : NULL, criteria_text, summary,
                     &e) < 0) {
                 runner_evidence_failed(r, "the run's outcome", &e);
-                res->evidence_lost = true;
+                outcome_unrecorded(r);
         }
         free(summary);
         free(criteria_text);
@@ -290,8 +306,10 @@ void run_result_done(struct run_result *r) {
 }
 
 int run_exit_code(const struct run_result *r) {
-        if (r->leases_dirty || r->leases_orphaned || r->evidence_lost)
+        if (r->leases_dirty || r->leases_orphaned || (r->evidence_lost && r->faults_attempted))
                 return MH_EXIT_RECOVERY_FAILURE;
+        if (r->evidence_lost) /* before anything was touched */
+                return MH_EXIT_CONFIG_ERROR;
         if (r->refused)
                 return MH_EXIT_SAFETY_REFUSAL;
         if (r->status != RUN_STATUS_COMPLETED)

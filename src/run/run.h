@@ -41,6 +41,7 @@ struct run_result {
         enum verdict verdict;
         struct criterion_result *criteria; /* malloc()ed, n_criteria entries */
         size_t n_criteria;
+        size_t faults_attempted; /* sent to the agent to inject: from here on a target may be touched */
         size_t faults_injected, faults_in_force, faults_released, leases_dirty, leases_kept, leases_orphaned;
         bool evidence_lost; /* an evidence write failed: the journal may not hold what happened */
         bool refused;       /* a fault was refused for safety (it conflicts with an open lease) */

@@ -6,6 +6,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -1188,6 +1189,39 @@ static void test_leases_json_and_extend(void **state) {
         assert_int_equal(n, 0);
 }
 
+/* A store deleted or renamed over while open fails every write (-ESTALE)
+ * instead of writing into a file nobody will read; a writable store that
+ * another process holds the write lock of is refused for a run (exit 3). */
+static void test_store_moved_or_locked(void **state) {
+        struct fx *f = *state;
+        struct evidence *ev = fx_open(state);
+        struct mh_error e = { 0 };
+        char other[160];
+        begin_run(ev, "r-moved", 1, 1);
+        CHECK_OK(evidence_writable(ev, E));
+        CHECK_OK(evidence_event(ev, "r-moved", EVENT_RUN_STARTED, "{}", E));
+        snprintf(other, sizeof(other), "%s/other.db", f->dir);
+        assert_int_equal(rename(f->path, other), 0);
+        assert_int_equal(evidence_event(ev, "r-moved", EVENT_RUN_STARTED, "{}", &e), -ESTALE);
+        assert_non_null(strstr(e.msg, "was deleted while it was open"));
+        write_file(f->path, "", 0);
+        assert_int_equal(evidence_event(ev, "r-moved", EVENT_RUN_STARTED, "{}", &e), -ESTALE);
+        assert_non_null(strstr(e.msg, "was replaced while it was open"));
+        assert_int_equal(rename(other, f->path), 0); /* the same file again: writes go on */
+        CHECK_OK(evidence_event(ev, "r-moved", EVENT_RUN_STARTED, "{}", E));
+
+        struct evidence *holder = open_ok(f->path);
+        CHECK_OK(evidence_event(holder, "r-moved", EVENT_RUN_STARTED, "{}", E));
+        sqlite3 *h = NULL;
+        assert_int_equal(sqlite3_open(f->path, &h), SQLITE_OK);
+        assert_int_equal(sqlite3_exec(h, "BEGIN IMMEDIATE", NULL, NULL, NULL), SQLITE_OK);
+        assert_int_equal(evidence_writable(holder, &e), -EBUSY);
+        assert_int_equal(e.exit, MH_EXIT_CONFIG_ERROR);
+        assert_non_null(strstr(e.msg, "is locked by another process"));
+        sqlite3_close(h);
+        evidence_close(holder);
+}
+
 int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
         const struct CMUnitTest tests[] = {
@@ -1213,6 +1247,7 @@ int main(void) {
                 T(test_history_in_order),
                 T(test_observations_json),
                 T(test_leases_json_and_extend),
+                T(test_store_moved_or_locked),
         };
 #undef T
         return cmocka_run_group_tests(tests, NULL, NULL);
