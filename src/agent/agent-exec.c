@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "agent/agent-journal.h"
 #include "agent/rpc.h"
 #include "fault/live.h"
 
@@ -34,6 +35,25 @@ static void release(struct agent_state *s, const char *lease_id) {
         pthread_mutex_unlock(&s->lock);
 }
 
+/* fx->record for an inject: the agent's own record, before apply changes anything. */
+static int record_restore(const struct fault_exec *fx, void *userdata, struct mh_error *reterr) {
+        struct agent_state *s = userdata;
+        if (!s->opt->journal)
+                return 0; /* an agent without a state directory (tests, the fuzzer) */
+        return agent_journal_put(s->opt->journal, fx->lease_id, fx->def, &fx->target, fx->restore, reterr);
+}
+
+/* The lease verified back (or was let go on purpose): its record goes. */
+static void drop_record(struct agent_state *s, const char *lease_id) {
+        int r = s->opt->journal ? agent_journal_drop(s->opt->journal, lease_id) : 0;
+        if (r < 0)
+                agent_log(s, "cannot remove the record of lease %s: %s", lease_id, strerror(-r));
+}
+
+void agent_forget_record(struct agent_state *s, const char *lease_id) {
+        drop_record(s, lease_id);
+}
+
 /* The held copy of lease_id (new references), so undo and the checks act on
  * the lease as the agent holds it, whatever the request says; false when
  * the agent does not hold it. */
@@ -48,6 +68,15 @@ static bool held_copy(struct agent_state *s, const char *lease_id, struct agent_
                         json_incref(ret->restore);
                         found = true;
                 }
+        pthread_mutex_unlock(&s->lock);
+        return found;
+}
+
+static bool agent_holds(struct agent_state *s, const char *lease_id) {
+        bool found = false;
+        pthread_mutex_lock(&s->lock);
+        for (size_t i = 0; i < AGENT_HELD_MAX && !found; i++)
+                found = s->held[i].used && strcmp(s->held[i].lease.id, lease_id) == 0;
         pthread_mutex_unlock(&s->lock);
         return found;
 }
@@ -116,6 +145,8 @@ void agent_compensate(struct agent_state *s, struct agent_lease *l, const char *
                 snprintf(t.detail, sizeof(t.detail), "%.250s", usable ? err.msg : msg);
         if (!ok)
                 snprintf(t.state, sizeof(t.state), "dirty");
+        else
+                drop_record(s, l->id);
         agent_log(
                 s, "[watchdog] %s lease %s (%s on %s) because %s: %s", ok ? "released" : "COULD NOT RELEASE",
                 l->id, l->def->id, l->target.container_name, why, t.detail);
@@ -203,11 +234,14 @@ static int inject(
                 return RPC_TASK_FAILED;
         }
         json_object_clear(fx->restore); /* what this apply records, not what a request claims */
+        fx->record = record_restore;
+        fx->record_userdata = s;
         int r = reserve(s, l, t->id, msg, size);
         if (r < 0)
                 return r;
         if (fx->mech->apply(fx, &err) < 0) {
                 release(s, l->id); /* a failed apply leaves nothing applied */
+                drop_record(s, l->id);
                 snprintf(msg, size, "%s", err.msg);
                 return RPC_TASK_FAILED;
         }
@@ -238,6 +272,8 @@ static int run_phase(
                 return 0;
         case PHASE_VERIFY:
                 verify_once(fx, c, &ok, t->detail, sizeof(t->detail));
+                if (ok && !agent_holds(s, l->id))
+                        drop_record(s, l->id);
                 *ret = json_pack("{s:s, s:b, s:s}", "task_id", t->id, "verified", ok, "detail", t->detail);
                 return 0;
         default:
@@ -281,6 +317,44 @@ static int lease_as_held(
         return 1;
 }
 
+/* A lease the agent does not hold (recovery) is undone and verified from
+ * the agent's own record of it where its fault needs one; a restore the
+ * request carries is never used. 1: taken from the record. */
+static int lease_from_record(struct agent_state *s, struct agent_lease *l, char *msg, size_t size) {
+        const struct fault_mechanism *m = fault_mechanism_of(l->def);
+        json_object_clear(l->restore);
+        if (!m || !m->records)
+                return 0;
+        struct target_identity recorded;
+        json_t *restore = NULL;
+        struct mh_error e = { 0 };
+        int r = s->opt->journal ? agent_journal_get(s->opt->journal, l->id, l->def, &recorded, &restore, &e)
+                                : -ENOENT;
+        if (r == -ENOENT)
+                snprintf(
+                        msg, size,
+                        "this agent has no record of lease %s (%s%s): what %s changed is put back only from "
+                        "the agent's own record, never from a request; check %s by hand",
+                        l->id, s->opt->journal ? "state directory " : "no state directory",
+                        s->opt->journal ? agent_journal_dir(s->opt->journal) : "", l->def->id,
+                        l->target.container_name);
+        else if (r < 0)
+                snprintf(msg, size, "lease %s: %s", l->id, e.msg);
+        else if (!same_target(&recorded, &l->target)) {
+                snprintf(
+                        msg, size, "lease %s was recorded for %s; the request names another target (%s)",
+                        l->id, recorded.container_name, l->target.container_name);
+                r = -EPERM;
+        }
+        if (r < 0) {
+                json_decref(restore);
+                return RPC_SAFETY_REFUSED;
+        }
+        json_decref(l->restore);
+        l->restore = restore;
+        return 1;
+}
+
 int agent_task_execute(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size) {
         const char *fault_id = json_string_value(json_object_get(params, "fault_id"));
         struct agent_lease l;
@@ -303,7 +377,9 @@ int agent_task_execute(struct agent_state *s, const json_t *params, json_t **ret
                 return RPC_INVALID_PARAMS;
         }
         int held = lease_as_held(s, ph, &l, msg, size);
-        if ((r = held) < 0 || (r = fault_exec_of(s, &l, &fx, msg, size)) < 0 ||
+        if ((r = held) < 0 ||
+            (!held && ph != PHASE_INJECT && (r = lease_from_record(s, &l, msg, size)) < 0) ||
+            (r = fault_exec_of(s, &l, &fx, msg, size)) < 0 ||
             (!held && (r = check_target(s, ph, &fx, msg, size)) < 0)) {
                 agent_lease_done(&l);
                 return r;

@@ -164,6 +164,8 @@ static int m_forget(struct agent_state *s, const json_t *params, json_t **ret, c
                         found = true;
                 }
         pthread_mutex_unlock(&s->lock);
+        if (found)
+                agent_forget_record(s, id);
         *ret = json_pack("{s:s, s:b}", "lease_id", id, "forgotten", found);
         return 0;
 }

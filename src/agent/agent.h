@@ -12,6 +12,7 @@
 
 #include <stdio.h>
 
+#include "agent/agent-journal.h"
 #include "agent/capabilities.h"
 #include "engine/engine.h"
 
@@ -28,6 +29,10 @@ struct agent_options {
         char engine_socket[_ENGINE_KIND_MAX][AGENT_SOCKET_MAX];
         int in_fd, out_fd;
         FILE *log; /* stderr: logs only, never frames */
+        /* Where the agent keeps what it changes (agent-journal.h); NULL:
+         * nowhere, and a fault whose undo needs a record is undone only
+         * while this agent holds it (tests, the fuzzer). */
+        struct agent_journal *journal;
 };
 
 /* --engine-socket's value into opt: -EINVAL with msg for an empty or

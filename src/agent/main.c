@@ -1,5 +1,6 @@
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -10,9 +11,11 @@
 
 /* mayhem-agent serve [--roles ROLES]: see agent.h. */
 
+#define STATE_DIR_ROOT "/var/lib/mayhem-agent"
+
 static void usage(FILE *f) {
         fprintf(f, "Usage: mayhem-agent [--version] [--help] serve [--roles ROLES] [--engine-socket "
-                   "[docker:|podman:]PATH]...\n"
+                   "[docker:|podman:]PATH]... [--state-dir DIR]\n"
                    "\n"
                    "Applies and undoes faults for the mayhem controller, speaking newline-delimited "
                    "JSON-RPC 2.0\n"
@@ -23,13 +26,46 @@ static void usage(FILE *f) {
                    "Containers are reached only through the engine sockets given here (default: "
                    "DOCKER_HOST or\n"
                    "/var/run/docker.sock, and /run/podman/podman.sock), never through one a request "
-                   "names.\n");
+                   "names.\n"
+                   "What it changes and must put back (a CPU quota, a device) is written to DIR before the\n"
+                   "change (default " STATE_DIR_ROOT " as root, else $XDG_STATE_HOME or\n"
+                   "~/.local/state, /mayhem-agent), so a fresh agent can undo it after a crash.\n");
+}
+
+/* Where the agent keeps its records unless --state-dir says: root's is
+ * shared by every agent on the host, so a fresh one finds a crashed one's. */
+static const char *default_state_dir(char *buf, size_t size) {
+        const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+        if (geteuid() == 0)
+                return STATE_DIR_ROOT;
+        if (xdg && *xdg)
+                snprintf(buf, size, "%s/mayhem-agent", xdg);
+        else if (home && *home)
+                snprintf(buf, size, "%s/.local/state/mayhem-agent", home);
+        else
+                return NULL;
+        return buf;
+}
+
+static int open_journal(const char *dir, struct agent_options *opt) {
+        char buf[4096], msg[512];
+        if (!dir)
+                dir = default_state_dir(buf, sizeof(buf));
+        if (!dir) {
+                fprintf(stderr, "error: [usage] no state directory: give --state-dir DIR (no HOME)\n");
+                return MH_EXIT_USAGE_ERROR;
+        }
+        if (agent_journal_open(dir, &opt->journal, msg, sizeof(msg)) < 0) {
+                fprintf(stderr, "error: [agent_error] %s\n", msg);
+                return MH_EXIT_AGENT_ERROR;
+        }
+        return 0;
 }
 
 static int serve(int argc, char **argv) {
         static struct agent_options opt;
         char host[64] = "local", msg[256];
-        const char *roles = AGENT_ROLES_DEFAULT;
+        const char *roles = AGENT_ROLES_DEFAULT, *state_dir = NULL;
         for (int i = 2; i < argc; i++) {
                 const char *socket = NULL;
                 if (strcmp(argv[i], "--roles") == 0 && i + 1 < argc)
@@ -40,6 +76,10 @@ static int serve(int argc, char **argv) {
                         socket = argv[++i];
                 else if (strncmp(argv[i], "--engine-socket=", 16) == 0)
                         socket = argv[i] + 16;
+                else if (strcmp(argv[i], "--state-dir") == 0 && i + 1 < argc)
+                        state_dir = argv[++i];
+                else if (strncmp(argv[i], "--state-dir=", 12) == 0)
+                        state_dir = argv[i] + 12;
                 else {
                         fprintf(stderr, "error: [usage] unknown argument '%s' (see 'mayhem-agent --help')\n",
                                 argv[i]);
@@ -54,12 +94,17 @@ static int serve(int argc, char **argv) {
                 fprintf(stderr, "error: [usage] %s\n", msg);
                 return MH_EXIT_USAGE_ERROR;
         }
+        int r = open_journal(state_dir, &opt);
+        if (r != 0)
+                return r;
         gethostname(host, sizeof(host) - 1);
         snprintf(opt.agent_id, sizeof(opt.agent_id), "ag-%s-%d", host, (int)getpid());
         opt.in_fd = STDIN_FILENO;
         opt.out_fd = STDOUT_FILENO;
         opt.log = stderr;
-        return agent_serve(&opt);
+        r = agent_serve(&opt);
+        opt.journal = agent_journal_close(opt.journal);
+        return r;
 }
 
 /* mayhem-agent guard ...: started by the agent itself for a fault the

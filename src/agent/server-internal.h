@@ -90,3 +90,5 @@ int agent_task_execute(struct agent_state *s, const json_t *params, json_t **ret
 void agent_compensate(struct agent_state *s, struct agent_lease *l, const char *why);
 void agent_record_task(
         struct agent_state *s, struct task_record *ring, size_t *n, const struct task_record *t);
+/* lease.forget of a held lease: the fault stays on purpose, its record goes. */
+void agent_forget_record(struct agent_state *s, const char *lease_id);

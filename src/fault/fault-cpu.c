@@ -54,6 +54,8 @@ static int apply(struct fault_exec *fx, struct mh_error *reterr) {
         if (json_object_set_new(fx->restore, "cpu_quota", json_integer(before.quota)) < 0 ||
             json_object_set_new(fx->restore, "cpu_period", json_integer(before.period)) < 0)
                 return mh_error_fail(reterr, -ENOMEM, "oom", "out of memory");
+        if ((r = fault_record(fx, reterr)) < 0)
+                return r;
         return cgroup_set_cpu_quota(
                 &t->main, throttled(&before, fault_param(fx, "percent")->f), before.period, reterr);
 }
@@ -115,6 +117,7 @@ static int look_limited(const struct fault_exec *fx, bool *ret, char *detail, si
 
 const struct fault_mechanism fault_cgroup_cpu = {
         .name = "cgroup.cpu",
+        .records = true,
         .apply = apply,
         .undo = { { "cgroup.restore_cpu", undo_restore } },
         .verify = { { "cgroup.cpu_restored", look_restored } },

@@ -52,6 +52,8 @@ static int apply(struct fault_exec *fx, struct mh_error *reterr) {
                         r = mh_error_fail(reterr, -ENOMEM, "oom", "out of memory");
                 json_decref(rec);
         }
+        if (r >= 0)
+                r = fault_record(fx, reterr);
         /* The guardian first: no device goes down without someone to bring it up. */
         if (r < 0 || (r = fault_guard_start(fx, &l->guard, reterr)) < 0) {
                 free(l);
@@ -110,6 +112,7 @@ static int look_down(const struct fault_exec *fx, bool *ret, char *detail, size_
 
 const struct fault_mechanism fault_link_down = {
         .name = "link.down",
+        .records = true,
         .apply = apply,
         .undo = { { "link.up", undo_up } },
         .verify = { { "link.up", look_up } },

@@ -52,6 +52,8 @@ static int apply(struct fault_exec *fx, struct mh_error *reterr) {
                         r = mh_error_fail(reterr, -ENOMEM, "oom", "out of memory");
                 json_decref(rec);
         }
+        if (r >= 0)
+                r = fault_record(fx, reterr);
         /* The guardian first: no MTU changes without someone to put it back. */
         if (r < 0 || (r = fault_guard_start(fx, &m->guard, reterr)) < 0) {
                 free(m);
@@ -111,6 +113,7 @@ static int look_set(const struct fault_exec *fx, bool *ret, char *detail, size_t
 
 const struct fault_mechanism fault_link_mtu = {
         .name = "link.mtu",
+        .records = true,
         .apply = apply,
         .undo = { { "link.restore_mtu", undo_restore } },
         .verify = { { "link.mtu_restored", look_restored } },

@@ -83,7 +83,17 @@ struct fault_exec {
          * fault): apply adds to it, undo and the checks read it. Owned by
          * the caller; an empty object when nothing was recorded. */
         json_t *restore;
+        /* Writes restore where the agent keeps what it changes
+         * (src/agent/agent-journal.h); apply calls it through fault_record()
+         * once restore holds what undo will put back, before it changes
+         * anything. NULL: nobody keeps it (tests). */
+        int (*record)(const struct fault_exec *fx, void *userdata, struct mh_error *reterr);
+        void *record_userdata;
 };
+
+/* For apply, between recording restore and the first change: < 0 (nothing
+ * may be changed then) when the record could not be written. */
+int fault_record(const struct fault_exec *fx, struct mh_error *reterr);
 
 /* Binds params (the lease's "params") and net (its "net", may be NULL)
  * for fault def into fx: fills def, mech (NULL when no mechanism applies the
@@ -119,6 +129,10 @@ struct fault_look {
 
 struct fault_mechanism {
         const char *name; /* what catalog entries name in .mechanism */
+        /* Its undo needs what apply recorded (fault_record()), not only the
+         * target: an undo or verify of a lease the agent does not hold then
+         * uses the agent's own record, never a restore a request carries. */
+        bool records;
         int (*apply)(struct fault_exec *fx, struct mh_error *reterr);
         /* Every undo op is idempotent: on a fault never applied, or already
          * undone, it succeeds. Unused slots have a NULL name. */

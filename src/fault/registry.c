@@ -113,3 +113,7 @@ int fault_effect_run(
                 fx->mech ? look_find(fx->mech->effect, name) : NULL, "effect check", fx, ret_in_force,
                 detail, size);
 }
+
+int fault_record(const struct fault_exec *fx, struct mh_error *reterr) {
+        return fx->record ? fx->record(fx, fx->record_userdata, reterr) : 0;
+}

@@ -1,0 +1,42 @@
+#pragma once
+
+/* What the agent changed, kept on its own host: one file per lease under a
+ * state directory (default /var/lib/mayhem-agent), written before the
+ * fault changes anything and on disk when the write returns (written to a
+ * temporary file, fsynced, renamed into place, the directory fsynced).
+ *
+ * A record holds the lease's fault, its target as the agent read it, and
+ * what apply recorded to put back (the quota, the device before the fault).
+ * Only faults whose undo needs that (struct fault_mechanism.records) write
+ * one: the others are undone from the fault and the target, which the
+ * agent derives and reads itself. An undo or verify of a lease the agent
+ * does not hold (a fresh agent after a crash: `mayhem recover`) uses the
+ * record, never a restore a request carries; the record goes once the
+ * lease verifies back. */
+
+#include <jansson.h>
+
+#include "fault/fault.h"
+
+struct agent_journal;
+
+/* Opens (creating, mode 0700) the directory. -errno with msg. */
+int agent_journal_open(const char *dir, struct agent_journal **ret, char *msg, size_t size);
+struct agent_journal *agent_journal_close(struct agent_journal *j);
+const char *agent_journal_dir(const struct agent_journal *j);
+
+/* Replaces lease_id's record: fault, target and restore, on disk on return.
+ * -EINVAL for a lease id that cannot name a file (only [A-Za-z0-9_-]). */
+int agent_journal_put(
+        struct agent_journal *j, const char *lease_id, const struct fault_def *def,
+        const struct target_identity *target, const json_t *restore, struct mh_error *reterr);
+
+/* lease_id's record: its target into *ret_target and its restore (a new
+ * reference) into *ret_restore. -ENOENT when there is none; -EINVAL (with
+ * reterr) for one that is not for def, or out of shape. */
+int agent_journal_get(
+        struct agent_journal *j, const char *lease_id, const struct fault_def *def,
+        struct target_identity *ret_target, json_t **ret_restore, struct mh_error *reterr);
+
+/* Removes lease_id's record (none: 0). */
+int agent_journal_drop(struct agent_journal *j, const char *lease_id);
