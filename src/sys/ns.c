@@ -504,7 +504,7 @@ int ns_run(
 /* ---- the network namespace on a thread of our own ---- */
 
 struct net_visit {
-        const struct proc_identity *id;
+        const struct proc_identity *id; /* NULL: a new network namespace */
         int pidfd;
         ns_net_fn fn;
         void *arg;
@@ -524,6 +524,14 @@ static int net_enter(const struct net_visit *v) {
         char path[64];
         int r;
 
+        if (!v->id) {
+                if (unshare(CLONE_NEWNET) >= 0)
+                        return 0;
+                r = negative_errno();
+                return mh_error_fail(
+                        v->reterr, r, "namespace", "unshare(CLONE_NEWNET): %s%s", strerror(-r),
+                        r == -EPERM ? " (needs CAP_SYS_ADMIN)" : "");
+        }
         if (setns(v->pidfd, CLONE_NEWNET) >= 0)
                 return 0;
         r = negative_errno();
@@ -572,11 +580,34 @@ static void *net_visit_main(void *arg) {
         return NULL;
 }
 
-int ns_net_run(const struct proc_identity *id, ns_net_fn fn, void *arg, struct mh_error *reterr) {
-        _cleanup_close_ int pidfd = -EBADF;
+/* Runs v on a new thread with every signal blocked, and joins it. */
+static int net_visit_run(struct net_visit *v, struct mh_error *reterr) {
         pthread_attr_t attr;
         sigset_t all;
         pthread_t t;
+        int r;
+
+        r = -pthread_attr_init(&attr);
+        if (r < 0)
+                return mh_error_fail(reterr, r, "namespace", "pthread_attr_init: %s", strerror(-r));
+        /* Blocked from its first instruction: a signal meant for the process
+         * is never handled on a thread that is inside another namespace. */
+        sigfillset(&all);
+        r = -pthread_attr_setsigmask_np(&attr, &all);
+        if (r == 0)
+                r = -pthread_create(&t, &attr, net_visit_main, v);
+        pthread_attr_destroy(&attr);
+        if (r < 0)
+                return mh_error_fail(
+                        reterr, r, "namespace", "no thread to enter a network namespace on: %s",
+                        strerror(-r));
+        r = pthread_join(t, NULL);
+        assert(r == 0); /* our own joinable thread */
+        return v->result;
+}
+
+int ns_net_run(const struct proc_identity *id, ns_net_fn fn, void *arg, struct mh_error *reterr) {
+        _cleanup_close_ int pidfd = -EBADF;
         int r;
 
         if (!id || !fn)
@@ -585,23 +616,13 @@ int ns_net_run(const struct proc_identity *id, ns_net_fn fn, void *arg, struct m
         r = proc_pidfd_open(id, &pidfd, reterr);
         if (r < 0)
                 return r;
-
         struct net_visit v = { .id = id, .pidfd = pidfd, .fn = fn, .arg = arg, .reterr = reterr };
-        r = -pthread_attr_init(&attr);
-        if (r < 0)
-                return mh_error_fail(reterr, r, "namespace", "pthread_attr_init: %s", strerror(-r));
-        /* Blocked from its first instruction: a signal meant for the process
-         * is never handled on a thread that is inside the target's namespace. */
-        sigfillset(&all);
-        r = -pthread_attr_setsigmask_np(&attr, &all);
-        if (r == 0)
-                r = -pthread_create(&t, &attr, net_visit_main, &v);
-        pthread_attr_destroy(&attr);
-        if (r < 0)
-                return mh_error_fail(
-                        reterr, r, "namespace", "no thread to enter the network namespace of process %d: %s",
-                        (int)id->pid, strerror(-r));
-        r = pthread_join(t, NULL);
-        assert(r == 0); /* our own joinable thread */
-        return v.result;
+        return net_visit_run(&v, reterr);
+}
+
+int ns_net_run_new(ns_net_fn fn, void *arg, struct mh_error *reterr) {
+        if (!fn)
+                return mh_error_fail(reterr, -EINVAL, "invalid_argument", "ns_net_run_new: no function");
+        struct net_visit v = { .pidfd = -EBADF, .fn = fn, .arg = arg, .reterr = reterr };
+        return net_visit_run(&v, reterr);
 }
