@@ -133,6 +133,10 @@ int net_ns_sockets_open(
         char name[NET_TABLE_MAX];
         net_table_name(lease_id, name);
         *ret = (struct net_sockets){ .queue_fd = -EBADF };
+        /* Only a matter of speed, once per process: without it, the chains
+         * added to these tables, and their deletion, may each rewrite kernel
+         * text (sys/nft-rule.h). */
+        (void)nft_hooks_hold(NULL);
         struct sockets_arg a = {
                 families, MIN(n, (size_t)NET_SOCKETS_MAX - 1), name, queue, lease_hash(lease_id), ret
         };
