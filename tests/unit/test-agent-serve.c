@@ -223,6 +223,10 @@ static void inject_pause(struct agent *a, pid_t v, int ttl) {
                 fail_msg("inject failed: %s", text);
         }
         json_decref(r);
+        /* A signal is delivered after pidfd_send_signal() returns: the victim
+         * stops a moment after the reply, on a busy machine. */
+        for (int i = 0; i < 200 && proc_state_of(v) != 'T'; i++)
+                usleep(5000);
         assert_int_equal(proc_state_of(v), 'T');
 }
 
