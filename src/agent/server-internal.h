@@ -30,6 +30,8 @@ struct engine_slot {
         struct engine *engine;
 };
 
+struct worker;
+
 struct agent_state {
         const struct agent_options *opt;
         pthread_mutex_t lock; /* everything below */
@@ -39,6 +41,10 @@ struct agent_state {
         size_t n_tasks, n_compensated; /* total ever; the arrays are rings */
         unsigned next_task;
         int inflight;
+        /* the threads of slow methods (server.c) */
+        struct worker *workers[AGENT_INFLIGHT_MAX], *idle_workers[AGENT_INFLIGHT_MAX];
+        size_t n_workers, n_idle_workers;
+        bool stopping;
         struct engine_slot engines[AGENT_ENGINES_MAX];
         size_t n_engines;
         pthread_mutex_t out_lock; /* one frame at a time on stdout */
