@@ -24,7 +24,11 @@
  * behind does not land in the next round. Medians and p95s in ms; it never
  * fails on timing.
  *
- * usage: bench-net-parts [ROUNDS] [AGENT]   (ROUNDS 1..1000, default 50). Needs root. */
+ * With a second agent (another build), its inject + undo and ping are timed
+ * in the same rounds, the two taking turns at going first: an A/B comparison
+ * that machine noise hits alike.
+ *
+ * usage: bench-net-parts [ROUNDS] [AGENT] [AGENT_B]   (ROUNDS 1..1000, default 50). Needs root. */
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,10 +72,13 @@ enum part {
         PART_RULES,
         PART_DELETE,
         PART_CLOSE,
-        _P_MAX,
+        PART_B_LOSS,
+        PART_B_PARTITION,
+        PART_B_PING,
+        _PART_MAX,
 };
 
-static const char *const part_names[_P_MAX] = {
+static const char *const part_names[_PART_MAX] = {
         [PART_AGENT_LOSS] = "agent: net.packet_loss inject+undo",
         [PART_AGENT_PARTITION] = "agent: net.partition inject+undo",
         [PART_INPROC_LOSS] = "in-process: net.packet_loss",
@@ -86,6 +93,9 @@ static const char *const part_names[_P_MAX] = {
         [PART_RULES] = "2 drop rules",
         [PART_DELETE] = "table delete (undo)",
         [PART_CLOSE] = "socket close after delete",
+        [PART_B_LOSS] = "agent B: net.packet_loss inject+undo",
+        [PART_B_PARTITION] = "agent B: net.partition inject+undo",
+        [PART_B_PING] = "agent B: health.ping round trip",
 };
 
 enum fault {
@@ -105,11 +115,11 @@ static const struct {
 struct bench {
         pid_t holder;
         struct target_identity target;
-        struct agent_client *agent;
+        struct agent_client *agent, *agent_b;
         unsigned next_lease;
 };
 
-static double samples[_P_MAX][ROUNDS_MAX];
+static double samples[_PART_MAX][ROUNDS_MAX];
 
 /* A child in a network namespace of its own, with lo up being irrelevant:
  * the nft faults need no device. */
@@ -156,21 +166,23 @@ static json_t *lease_json(struct bench *b, enum fault f) {
         return j;
 }
 
-static int agent_phase(struct bench *b, enum fault f, const char *phase, json_t *lease, struct mh_error *e) {
+static int agent_phase(
+        struct agent_client *c, enum fault f, const char *phase, json_t *lease, struct mh_error *e) {
         json_t *params =
                 json_pack("{s:s, s:s, s:O}", "fault_id", faults[f].id, "phase", phase, "lease", lease);
-        int r = agent_client_call(b->agent, "task.execute", params, CALL_MS, NULL, e);
+        int r = agent_client_call(c, "task.execute", params, CALL_MS, NULL, e);
         if (r < 0)
                 mh_error_prefix(e, "%s %s: ", faults[f].id, phase);
         return r;
 }
 
-static int agent_fault(struct bench *b, enum fault f, double *ret_ms, struct mh_error *e) {
+static int agent_fault(
+        struct bench *b, struct agent_client *c, enum fault f, double *ret_ms, struct mh_error *e) {
         json_t *lease = lease_json(b, f);
         double t0 = monotonic_ms();
-        int r = agent_phase(b, f, "inject", lease, e);
+        int r = agent_phase(c, f, "inject", lease, e);
         if (r >= 0)
-                r = agent_phase(b, f, "undo", lease, e);
+                r = agent_phase(c, f, "undo", lease, e);
         *ret_ms = monotonic_ms() - t0;
         json_decref(lease);
         return r;
@@ -275,15 +287,43 @@ static int table_steps(struct bench *b, int round, struct mh_error *e) {
         return r;
 }
 
+static int ping(struct agent_client *c, double *ret_ms, struct mh_error *e) {
+        double t0 = monotonic_ms();
+        int r = agent_client_call(c, "health.ping", json_object(), CALL_MS, NULL, e);
+        *ret_ms = monotonic_ms() - t0;
+        return r;
+}
+
+/* Agent A's faults and ping, and agent B's when there is one, B first in odd rounds. */
+static int agent_rounds(struct bench *b, int i, struct mh_error *e) {
+        static const enum part parts[2][3] = {
+                { PART_AGENT_LOSS, PART_AGENT_PARTITION, PART_PING },
+                { PART_B_LOSS, PART_B_PARTITION, PART_B_PING },
+        };
+        struct agent_client *c[2] = { b->agent, b->agent_b };
+        int r;
+        for (int k = 0; k < 2; k++) {
+                int w = b->agent_b ? (i + k) % 2 : k;
+                if (!c[w])
+                        continue;
+                sleep_ms(SETTLE_MS);
+                if ((r = agent_fault(b, c[w], F_LOSS, &samples[parts[w][0]][i], e)) < 0)
+                        return r;
+                sleep_ms(SETTLE_MS);
+                if ((r = agent_fault(b, c[w], F_PARTITION, &samples[parts[w][1]][i], e)) < 0)
+                        return r;
+                sleep_ms(SETTLE_MS);
+                if ((r = ping(c[w], &samples[parts[w][2]][i], e)) < 0)
+                        return r;
+        }
+        return 0;
+}
+
 static int one_round(struct bench *b, int i, struct mh_error *e) {
         int r, fd = -EBADF;
         double t0;
 
-        sleep_ms(SETTLE_MS);
-        if ((r = agent_fault(b, F_LOSS, &samples[PART_AGENT_LOSS][i], e)) < 0)
-                return r;
-        sleep_ms(SETTLE_MS);
-        if ((r = agent_fault(b, F_PARTITION, &samples[PART_AGENT_PARTITION][i], e)) < 0)
+        if ((r = agent_rounds(b, i, e)) < 0)
                 return r;
         sleep_ms(SETTLE_MS);
         if ((r = inproc_fault(b, F_LOSS, &samples[PART_INPROC_LOSS][i], e)) < 0)
@@ -293,10 +333,7 @@ static int one_round(struct bench *b, int i, struct mh_error *e) {
                 return r;
         sleep_ms(SETTLE_MS);
 
-        t0 = monotonic_ms();
-        r = agent_client_call(b->agent, "health.ping", json_object(), CALL_MS, NULL, e);
-        samples[PART_PING][i] = monotonic_ms() - t0;
-        if (r < 0 || (r = lease_parse(b, &samples[PART_LEASE][i], e)) < 0)
+        if ((r = lease_parse(b, &samples[PART_LEASE][i], e)) < 0)
                 return r;
 
         t0 = monotonic_ms();
@@ -331,9 +368,9 @@ static double pct(double *v, int n, int p) {
         return p == 50 ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : v[rank > 0 ? rank - 1 : 0];
 }
 
-static void report(int rounds) {
+static void report(int rounds, bool with_b) {
         printf("\n%d rounds, ms (median / p95)\n", rounds);
-        for (int p = 0; p < _P_MAX; p++)
+        for (int p = 0; p < (with_b ? _PART_MAX : PART_B_LOSS); p++)
                 printf("  %-36s %8.3f / %8.3f\n", part_names[p], pct(samples[p], rounds, 50),
                        pct(samples[p], rounds, 95));
         printf("  (the agent closes the socket on a thread of its own: 'close' is not on the undo's "
@@ -349,12 +386,19 @@ static int bench_run(struct bench *b, int rounds, struct mh_error *e) {
                                           .run_id = "bench-net-parts" };
         if ((r = agent_client_start(&o, &b->agent, e)) < 0)
                 return r;
+        if (getenv("MAYHEM_AGENT_B")) {
+                o.agent_path = getenv("MAYHEM_AGENT_B");
+                if ((r = agent_client_start(&o, &b->agent_b, e)) < 0)
+                        return r;
+                printf("bench-net-parts: agent B %s, pid %d\n", o.agent_path,
+                       (int)agent_client_pid(b->agent_b));
+        }
         printf("bench-net-parts: netns holder pid %d, agent pid %d\n", (int)b->holder,
                (int)agent_client_pid(b->agent));
         for (int i = 0; i < rounds; i++)
                 if ((r = one_round(b, i, e)) < 0)
                         return r;
-        report(rounds);
+        report(rounds, b->agent_b);
         return 0;
 }
 
@@ -362,13 +406,15 @@ int main(int argc, char **argv) {
         struct bench b = { .holder = -1 };
         struct mh_error err = { 0 };
         int64_t rounds = ROUNDS_DEFAULT;
-        if (argc > 3 ||
+        if (argc > 4 ||
             (argc > 1 && (parse_int64(argv[1], &rounds) < 0 || rounds < 1 || rounds > ROUNDS_MAX))) {
-                fprintf(stderr, "usage: bench-net-parts [ROUNDS 1..%d] [AGENT]\n", ROUNDS_MAX);
+                fprintf(stderr, "usage: bench-net-parts [ROUNDS 1..%d] [AGENT] [AGENT_B]\n", ROUNDS_MAX);
                 return 2;
         }
         if (argc > 2)
                 setenv("MAYHEM_AGENT", argv[2], 1);
+        if (argc > 3)
+                setenv("MAYHEM_AGENT_B", argv[3], 1);
         if (geteuid() != 0) {
                 fprintf(stderr, "bench-net-parts: needs root\n");
                 return 77;
@@ -376,6 +422,7 @@ int main(int argc, char **argv) {
         signal(SIGPIPE, SIG_IGN);
         int r = bench_run(&b, (int)rounds, &err);
         b.agent = agent_client_stop(b.agent);
+        b.agent_b = agent_client_stop(b.agent_b);
         if (b.holder > 0) {
                 kill(b.holder, SIGKILL);
                 waitpid(b.holder, NULL, 0);
