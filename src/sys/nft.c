@@ -1,6 +1,8 @@
 #include "nft.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <libmnl/libmnl.h>
 #include <libnftnl/common.h>
 #include <libnftnl/table.h>
@@ -391,4 +393,59 @@ int nft_owner_supported(struct mh_error *reterr) {
         return mh_error_fail(
                 reterr, fn_result, "kernel_feature", "probing for nftables owner tables: %s%s", out,
                 fn_result == -EPERM ? " (needs CAP_SYS_ADMIN and CAP_NET_ADMIN)" : "");
+}
+
+/* ---- closing off the caller's path ---- */
+
+static pthread_mutex_t closer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t closer_cond = PTHREAD_COND_INITIALIZER;
+static struct nft_owner_table *closer_queue; /* linked through ->next_closing */
+static bool closer_started;
+
+static void *closer_main(void *arg) {
+        pthread_mutex_lock(&closer_lock);
+        for (;;) {
+                while (!closer_queue)
+                        pthread_cond_wait(&closer_cond, &closer_lock);
+                struct nft_owner_table *t = TAKE_PTR(closer_queue);
+                pthread_mutex_unlock(&closer_lock);
+                while (t) {
+                        struct nft_owner_table *next = t->next_closing;
+                        nft_owner_table_free(t);
+                        t = next;
+                }
+                pthread_mutex_lock(&closer_lock);
+        }
+        return NULL;
+}
+
+static bool closer_start_locked(void) {
+        pthread_attr_t attr;
+        sigset_t all;
+        pthread_t thread;
+        if (closer_started)
+                return true;
+        if (pthread_attr_init(&attr) != 0)
+                return false;
+        sigfillset(&all);
+        closer_started = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+                         pthread_attr_setsigmask_np(&attr, &all) == 0 &&
+                         pthread_create(&thread, &attr, closer_main, NULL) == 0;
+        pthread_attr_destroy(&attr);
+        return closer_started;
+}
+
+void nft_owner_table_free_later(struct nft_owner_table *t) {
+        if (!t)
+                return;
+        pthread_mutex_lock(&closer_lock);
+        bool queued = closer_start_locked();
+        if (queued) {
+                t->next_closing = closer_queue;
+                closer_queue = t;
+                pthread_cond_signal(&closer_cond);
+        }
+        pthread_mutex_unlock(&closer_lock);
+        if (!queued)
+                nft_owner_table_free(t);
 }

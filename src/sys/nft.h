@@ -46,6 +46,17 @@ const char *nft_owner_table_family(const struct nft_owner_table *t);
 struct nft_owner_table *nft_owner_table_free(struct nft_owner_table *t);
 DEFINE_FREEP(struct nft_owner_table, nft_owner_table_free)
 
+/* nft_owner_table_free() on a thread of its own, started on first use and
+ * kept for the life of the process. For a table already deleted through its
+ * socket (nft_owner_table_delete()): closing an nftables socket makes the
+ * kernel wait for the RCU grace period of that deletion inside close()
+ * (Linux 6.x: several ms, holding the netns's nftables mutex), which is no
+ * reason to keep the caller waiting, and a thread created per close cost
+ * ~40 us of a ~250 us undo. Sockets still queued when the process exits are
+ * closed by the kernel with it, and their tables go too. Without that thread
+ * (out of resources) it closes in line. Accepts NULL. */
+void nft_owner_table_free_later(struct nft_owner_table *t);
+
 /* Whether table <family> <name> exists in the current netns, read from the
  * kernel's table list (for residue scans): 1 yes, 0 no, < 0 could not tell.
  * Not a bool: "could not look" must not read as "nothing left behind". */

@@ -25,6 +25,7 @@
 #include "basic/error.h"
 #include "basic/macro.h"
 #include "sys/cgroup.h"
+#include "sys/nft-rule.h"
 #include "sys/nft.h"
 #include "sys/ns.h"
 #include "sys/process.h"
@@ -494,6 +495,32 @@ static void test_ns_net_run(void **state) {
         assert_true(inode_of("/proc/thread-self/ns/net") == ours);
 }
 
+/* Deleted, then closed off our path: the descriptor goes a moment later. */
+static void test_nft_free_later(void **state) {
+        struct holder h;
+        struct mh_error e = { 0 };
+        struct nft_owner_table *t = NULL;
+        if (nft_owner_supported(NULL) != 1)
+                SKIP("no nftables owner tables here");
+        int r = holder_start(&h, CLONE_NEWNET);
+        if (r < 0)
+                SKIP("no new network namespace: %s", strerror(-r));
+        nft_owner_table_free_later(NULL);
+        for (int i = 0; i < 3; i++) { /* the closer thread is started once, then kept */
+                int fds = fd_count();
+                if (ns_net_run(&h.id, fn_table_create, &t, &e) < 0)
+                        fail_msg("table: %s", e.msg);
+                assert_int_equal(fd_count(), fds + 1);
+                assert_int_equal(nft_owner_table_delete(t, &e), 0);
+                assert_int_equal(ns_net_run(&h.id, fn_table_exists, NULL, NULL), 0);
+                nft_owner_table_free_later(TAKE_PTR(t));
+                for (int k = 0; k < 300 && fd_count() != fds; k++)
+                        sleep_ms(10);
+                assert_int_equal(fd_count(), fds);
+        }
+        holder_stop(&h);
+}
+
 /* A zombie still has its pid and start time, but no namespaces left. */
 static void test_ns_net_run_zombie(void **state) {
         struct holder h;
@@ -855,6 +882,7 @@ int main(void) {
                 cmocka_unit_test(test_ns_run_netns),
                 cmocka_unit_test(test_ns_net_run),
                 cmocka_unit_test(test_ns_net_run_zombie),
+                cmocka_unit_test(test_nft_free_later),
                 cmocka_unit_test(test_ns_run_timeout_kills),
                 cmocka_unit_test_setup_teardown(test_cgroups, cg_setup, cg_teardown),
                 cmocka_unit_test(test_nft_owner_tables),
