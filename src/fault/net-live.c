@@ -82,44 +82,15 @@ static void guard_release(struct net_live *l) {
         }
 }
 
-struct closing {
-        struct nft_owner_table *tables[NET_TABLES_MAX];
-        size_t n;
-};
-
-static void *close_tables(void *arg) {
-        struct closing *c = arg;
-        for (size_t i = 0; i < c->n; i++)
-                nft_owner_table_free(c->tables[i]);
-        free(c);
-        return NULL;
-}
-
 /* The tables are deleted by the time this returns; their sockets are closed
- * in a thread of their own, since the kernel's release of an nftables socket
- * waits for the deletion's RCU grace period (Linux 6.x: several ms). */
+ * off this path (nft_owner_table_free_later()), since the kernel's release of
+ * an nftables socket waits for the deletion's RCU grace period. */
 static void tables_delete(struct net_live *l) {
-        if (l->n_tables == 0)
-                return;
-        struct closing *c = calloc(1, sizeof(*c));
-        pthread_t t;
-        pthread_attr_t attr;
-        for (size_t i = 0; i < l->n_tables; i++)
+        for (size_t i = 0; i < l->n_tables; i++) {
                 nft_owner_table_delete(l->tables[i], NULL);
-        if (!c) {
-                for (size_t i = 0; i < l->n_tables; i++)
-                        nft_owner_table_free(l->tables[i]);
-                l->n_tables = 0;
-                return;
+                nft_owner_table_free_later(l->tables[i]);
         }
-        memcpy(c->tables, l->tables, l->n_tables * sizeof(l->tables[0]));
-        c->n = l->n_tables;
         l->n_tables = 0;
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        if (pthread_create(&t, &attr, close_tables, c) != 0)
-                close_tables(c);
-        pthread_attr_destroy(&attr);
 }
 
 void net_live_free(struct net_live *l) {
