@@ -17,6 +17,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "sys/netlink-port.h"
 #include "sys/nft-internal.h"
 #include "sys/ns.h"
 
@@ -83,10 +84,13 @@ static int socket_open(struct mnl_socket **ret, struct mh_error *reterr) {
                 r = negative_errno();
                 return mh_error_fail(reterr, r, "nftables", "netlink (netfilter) socket: %s", strerror(-r));
         }
-        if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-                r = negative_errno();
+        /* A port id this process never hands out again (sys/netlink-port.h):
+         * the kernel deletes the owner tables of a port id released. */
+        r = -EADDRINUSE;
+        for (int i = 0; i < NL_PORT_TRIES && r == -EADDRINUSE; i++)
+                r = mnl_socket_bind(nl, 0, nl_port_next()) < 0 ? negative_errno() : 0;
+        if (r < 0)
                 return mh_error_fail(reterr, r, "nftables", "netlink bind: %s", strerror(-r));
-        }
         if (setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
                 r = negative_errno();
                 return mh_error_fail(reterr, r, "nftables", "netlink SO_RCVTIMEO: %s", strerror(-r));
