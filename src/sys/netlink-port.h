@@ -10,9 +10,10 @@
  * was opened in a forked child, each had a port id of its own (the child's
  * tgid); with all of them opened by the agent's threads, a socket closed on
  * one thread could take with it the table another thread had just created
- * through a new socket that was handed the same id (measured on Linux 6.18:
- * a partition's table gone within 15 ms of the previous lease's socket
- * closing, in about one run in three of tests/priv/test-priv-netns.c).
+ * through a new socket that was handed the same id (seen on Linux 6.18:
+ * dns.timeout's table gone right after it was applied, in a full run of
+ * tests/priv/test-priv-netfault.c, and another lease's table gone with the
+ * last one's socket in tests/priv/test-priv-netns.c).
  *
  * The ids come from 0x40000000..0x7fffffff, above every pid and below the
  * negative ids autobind hands out after the tgid, starting at a point of
