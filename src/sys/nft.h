@@ -9,10 +9,12 @@
  * the owning socket may change an owner table; others get EPERM.
  *
  * Everything here works in the *current* network namespace. For a target's
- * namespace, call it from inside ns_run() (sys/ns.h): the socket belongs to the
- * namespace it was created in, wherever its fd travels afterwards. To keep a
- * table beyond the ns_run() child, hand a dup of nft_owner_table_fd() back with
- * ns_run_fd() and wrap it with nft_owner_table_adopt(). */
+ * namespace, create the table inside ns_net_run() (sys/ns.h): the socket
+ * belongs to the namespace it was created in, whichever thread uses it
+ * afterwards, and the table comes back in memory. From an ns_run_fd() child,
+ * hand a dup of nft_owner_table_fd() back and wrap it with
+ * nft_owner_table_adopt(). The sockets bind to port ids of their own
+ * (sys/netlink-port.h). */
 
 #include <stdbool.h>
 
