@@ -49,6 +49,8 @@ struct task_record {
         char detail[256];
 };
 
+struct worker;
+
 struct agent_state {
         const struct agent_options *opt;
         struct fault_lives *lives;
@@ -59,6 +61,10 @@ struct agent_state {
         size_t n_tasks, n_compensated; /* total ever; the arrays are rings */
         unsigned next_task;
         int inflight;
+        /* the threads of slow methods (server.c) */
+        struct worker *workers[AGENT_INFLIGHT_MAX], *idle_workers[AGENT_INFLIGHT_MAX];
+        size_t n_workers, n_idle_workers;
+        bool stopping;
         struct engine *engines[_ENGINE_KIND_MAX]; /* opened on first use */
         pthread_mutex_t out_lock;                 /* one frame at a time on stdout */
 };

@@ -80,7 +80,7 @@ static int apply(struct fault_exec *fx, struct mh_error *reterr) {
                         reterr, -ESRCH, "not_running",
                         "%s: %s is not running: it has no network namespace to act in", fx->def->id,
                         fx->target.container_name);
-        struct net_live *l = net_live_new(fx->lease_id, fx->lives);
+        struct net_live *l = net_live_new(fx->lease_id);
         if (!l)
                 return mh_error_fail(reterr, -ENOMEM, "oom", "out of memory");
         l->target = fx->target.main;

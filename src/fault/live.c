@@ -15,9 +15,7 @@ struct record {
 
 struct fault_lives {
         pthread_mutex_t lock;
-        pthread_cond_t idle;
         struct record records[FAULT_LIVES_MAX];
-        unsigned background; /* fault_lives_spawn() work still running */
 };
 
 struct fault_lives *fault_lives_new(void) {
@@ -25,7 +23,6 @@ struct fault_lives *fault_lives_new(void) {
         if (!l)
                 return NULL;
         pthread_mutex_init(&l->lock, NULL);
-        pthread_cond_init(&l->idle, NULL);
         return l;
 }
 
@@ -83,44 +80,6 @@ size_t fault_lives_count(struct fault_lives *l) {
         return n;
 }
 
-struct job {
-        struct fault_lives *lives;
-        void (*fn)(void *arg);
-        void *arg;
-};
-
-static void *job_main(void *p) {
-        struct job *j = p;
-        struct fault_lives *l = j->lives;
-        j->fn(j->arg);
-        free(j);
-        pthread_mutex_lock(&l->lock);
-        l->background--;
-        pthread_cond_broadcast(&l->idle);
-        pthread_mutex_unlock(&l->lock);
-        return NULL;
-}
-
-void fault_lives_spawn(struct fault_lives *l, void (*fn)(void *arg), void *arg) {
-        struct job *j = malloc(sizeof(*j));
-        pthread_attr_t attr;
-        pthread_t t;
-        if (!j) {
-                fn(arg);
-                return;
-        }
-        *j = (struct job){ .lives = l, .fn = fn, .arg = arg };
-        pthread_mutex_lock(&l->lock);
-        l->background++;
-        pthread_mutex_unlock(&l->lock);
-        pthread_attr_init(&attr);
-        pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-        int r = pthread_create(&t, &attr, job_main, j);
-        pthread_attr_destroy(&attr);
-        if (r != 0)
-                job_main(j);
-}
-
 struct fault_lives *fault_lives_free(struct fault_lives *l) {
         if (!l)
                 return NULL;
@@ -132,11 +91,6 @@ struct fault_lives *fault_lives_free(struct fault_lives *l) {
                 if (rec.live && rec.mech && rec.mech->release)
                         rec.mech->release(rec.live);
         }
-        pthread_mutex_lock(&l->lock);
-        while (l->background > 0)
-                pthread_cond_wait(&l->idle, &l->lock);
-        pthread_mutex_unlock(&l->lock);
-        pthread_cond_destroy(&l->idle);
         pthread_mutex_destroy(&l->lock);
         free(l);
         return NULL;

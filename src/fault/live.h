@@ -15,8 +15,7 @@
 #define FAULT_LIVES_MAX 256
 
 struct fault_lives *fault_lives_new(void);
-/* Releases every record left (mechanism release()), then waits for the
- * background work handed to fault_lives_spawn(). NULL-safe. */
+/* Releases every record left (mechanism release()). NULL-safe. */
 struct fault_lives *fault_lives_free(struct fault_lives *l);
 
 /* Holds live, released by m->release, for lease_id. -EEXIST when the lease
@@ -29,8 +28,3 @@ void *fault_live_take(struct fault_lives *l, const char *lease_id);
 bool fault_live_with(
         struct fault_lives *l, const char *lease_id, void (*fn)(void *live, void *arg), void *arg);
 size_t fault_lives_count(struct fault_lives *l);
-
-/* Runs fn(arg) on a detached thread the registry waits for when it is freed
- * (work off the undo path, like closing nftables sockets); when no thread can
- * be had, runs it at once. */
-void fault_lives_spawn(struct fault_lives *l, void (*fn)(void *arg), void *arg);

@@ -22,8 +22,7 @@
 struct net_live {
         char lease_id[32];
         struct proc_identity target;
-        struct fault_lives *lives; /* closes the tables' sockets off the undo path */
-        struct fault_net net;      /* the lease's: rc's peer addresses point into it */
+        struct fault_net net; /* the lease's: rc's peer addresses point into it */
         struct net_recipe rc;
         struct nft_owner_table *tables[NET_TABLES_MAX];
         size_t n_tables;
@@ -37,7 +36,7 @@ struct net_live {
 };
 
 /* A new record (zeroed) for lease_id; NULL when out of memory. */
-struct net_live *net_live_new(const char *lease_id, struct fault_lives *lives);
+struct net_live *net_live_new(const char *lease_id);
 /* Stops the flap thread and the shaper, deletes the tables, releases the
  * guardian (which then leaves the qdiscs to the caller), frees. NULL-safe. */
 void net_live_free(struct net_live *l);

@@ -1,13 +1,9 @@
 #include "net-netns.h"
 
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include "basic/fileio.h"
 #include "basic/macro.h"
 #include "shaper/shaper.h"
 #include "sys/ns.h"
@@ -30,18 +26,29 @@ int net_ns_fail(char *out, size_t *out_len, const char *fmt, ...) {
         return -EIO;
 }
 
-/* Runs fn in the target's netns; its message becomes reterr. A target that is
- * gone is -ESRCH. */
-static int in_netns(
-        const struct proc_identity *id, ns_fn fn, void *arg, char *out, size_t *len,
+struct call_arg {
+        ns_fn fn;
+        void *arg;
+        char *out;
+        size_t *out_len;
+        int result;
+};
+
+static int call_trampoline(void *arg, struct mh_error *e) {
+        struct call_arg *c = arg;
+        c->result = c->fn(c->arg, c->out, c->out_len);
+        return 0;
+}
+
+int net_ns_call(
+        const struct proc_identity *id, ns_fn fn, void *arg, char *out, size_t *out_len, int *ret_fn_result,
         struct mh_error *reterr) {
-        int result = 0;
-        int r = ns_run(id, NS_BIT(NS_NET), fn, arg, NET_NS_WAIT_MS, out, len, &result, reterr);
+        struct call_arg c = { .fn = fn, .arg = arg, .out = out, .out_len = out_len };
+        int r = ns_net_run(id, call_trampoline, &c, reterr);
         if (r < 0)
                 return r;
-        if (result < 0)
-                return mh_error_fail(reterr, result, "netns", "%.*s", (int)*len, out);
-        return result;
+        *ret_fn_result = c.result;
+        return 0;
 }
 
 /* ---- devices ---------------------------------------------------------- */
@@ -59,31 +66,20 @@ static int links_of(struct rtnl *rt, struct net_links *ret, struct mh_error *e) 
         return 0;
 }
 
-static int fn_links(void *arg, char *out, size_t *out_len) {
+static int fn_links(void *arg, struct mh_error *e) {
         _cleanup_(rtnl_freep) struct rtnl *rt = NULL;
-        struct mh_error e = { 0 };
-        struct net_links l;
-        if (rtnl_open(&rt, &e) < 0 || links_of(rt, &l, &e) < 0)
-                return net_ns_fail(out, out_len, "%s", e.msg);
-        memcpy(out, &l, sizeof(l));
-        *out_len = sizeof(l);
-        return 0;
+        int r = rtnl_open(&rt, e);
+        return r < 0 ? r : links_of(rt, arg, e);
 }
 
 int net_ns_links(const struct proc_identity *id, struct net_links *ret, struct mh_error *reterr) {
-        char out[NS_RESULT_MAX];
-        size_t len = sizeof(out);
-        _Static_assert(sizeof(struct net_links) <= NS_RESULT_MAX, "device list fits a result");
-        int r = in_netns(id, fn_links, NULL, out, &len, reterr);
+        struct net_links l;
+        int r = ns_net_run(id, fn_links, &l, reterr);
         if (r < 0)
                 return r;
-        if (len != sizeof(*ret))
-                return mh_error_fail(reterr, -EPROTO, "netns", "short device list");
-        memcpy(ret, out, sizeof(*ret));
+        *ret = l;
         return 0;
 }
-
-/* ---- sockets the agent keeps ---------------------------------------------- */
 
 /* ---- sockets the agent keeps ---------------------------------------------- */
 
@@ -93,63 +89,8 @@ struct sockets_arg {
         const char *name;
         bool queue;
         uint32_t first; /* first queue number to try, from the lease id */
+        struct net_sockets *ret;
 };
-
-/* The child hands several descriptors back through the one ns_run_fd()
- * passes: a unix socket whose peer already queued them (SCM_RIGHTS), so one
- * visit to the target's netns opens every socket a fault needs. */
-static int bundle_send(const int *fds, size_t n, int *ret_carrier) {
-        int sv[2];
-        char byte = 'x';
-        union {
-                struct cmsghdr h;
-                char buf[CMSG_SPACE(sizeof(int) * NET_SOCKETS_MAX)];
-        } control = { 0 };
-        struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-        struct msghdr mh = { .msg_iov = &iov,
-                             .msg_iovlen = 1,
-                             .msg_control = control.buf,
-                             .msg_controllen = CMSG_SPACE(sizeof(int) * n) };
-        if (socketpair(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0, sv) < 0)
-                return negative_errno();
-        struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
-        c->cmsg_level = SOL_SOCKET;
-        c->cmsg_type = SCM_RIGHTS;
-        c->cmsg_len = CMSG_LEN(sizeof(int) * n);
-        memcpy(CMSG_DATA(c), fds, sizeof(int) * n);
-        int r = sendmsg(sv[0], &mh, MSG_NOSIGNAL) < 0 ? negative_errno() : 0;
-        close(sv[0]);
-        if (r < 0) {
-                close(sv[1]);
-                return r;
-        }
-        *ret_carrier = sv[1];
-        return 0;
-}
-
-static int bundle_receive(int carrier, int *fds, size_t n) {
-        char byte;
-        union {
-                struct cmsghdr h;
-                char buf[CMSG_SPACE(sizeof(int) * NET_SOCKETS_MAX)];
-        } control;
-        struct iovec iov = { .iov_base = &byte, .iov_len = 1 };
-        struct msghdr mh = { .msg_iov = &iov,
-                             .msg_iovlen = 1,
-                             .msg_control = control.buf,
-                             .msg_controllen = sizeof(control.buf) };
-        ssize_t got = recvmsg(carrier, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
-        struct cmsghdr *c = got == 1 ? CMSG_FIRSTHDR(&mh) : NULL;
-        size_t have = c && c->cmsg_type == SCM_RIGHTS ? (c->cmsg_len - CMSG_LEN(0)) / sizeof(int) : 0;
-        if (have)
-                memcpy(fds, CMSG_DATA(c), sizeof(int) * MIN(have, n));
-        for (size_t i = n; i < have; i++) {
-                int extra;
-                memcpy(&extra, CMSG_DATA(c) + i * sizeof(int), sizeof(int));
-                close(extra);
-        }
-        return have == n && !(mh.msg_flags & MSG_CTRUNC) ? 0 : -EPROTO;
-}
 
 static int open_queue(const struct sockets_arg *a, int *ret_fd, uint16_t *ret_q, struct mh_error *e) {
         for (uint32_t i = 0; i < NET_QUEUE_SPAN; i++) {
@@ -166,30 +107,17 @@ static int open_queue(const struct sockets_arg *a, int *ret_fd, uint16_t *ret_q,
                 NET_QUEUE_BASE + NET_QUEUE_SPAN - 1);
 }
 
-static int fn_sockets(void *arg, char *out, size_t *out_len, int *ret_fd) {
-        const struct sockets_arg *a = arg;
-        int fds[NET_SOCKETS_MAX];
-        size_t n = 0;
-        uint16_t q = 0;
-        struct mh_error e = { 0 };
-        int r = 0;
-        for (size_t i = 0; i < a->n && r >= 0; i++) {
-                struct nft_owner_table *t = NULL;
-                if ((r = nft_owner_table_create(a->families[i], a->name, &t, &e)) >= 0)
-                        fds[n++] = fcntl(nft_owner_table_fd(t), F_DUPFD_CLOEXEC, 3);
-                nft_owner_table_free(t); /* the dup keeps the socket, and with it the table */
+/* Each socket goes into a->ret as soon as it is open, so a failure halfway
+ * leaves the caller holding exactly what there is to close. */
+static int fn_sockets(void *arg, struct mh_error *e) {
+        struct sockets_arg *a = arg;
+        for (size_t i = 0; i < a->n; i++) {
+                int r = nft_owner_table_create(a->families[i], a->name, &a->ret->tables[i], e);
+                if (r < 0)
+                        return r;
+                a->ret->n_tables = i + 1;
         }
-        if (r >= 0 && a->queue && (r = open_queue(a, &fds[n], &q, &e)) >= 0)
-                n++;
-        if (r >= 0 && (r = bundle_send(fds, n, ret_fd)) < 0)
-                mh_error_fail(&e, r, "netns", "passing sockets: %s", strerror(-r));
-        for (size_t i = 0; i < n; i++)
-                close(fds[i]);
-        if (r < 0)
-                return net_ns_fail(out, out_len, "%s", e.msg);
-        memcpy(out, &q, sizeof(q));
-        *out_len = sizeof(q);
-        return 0;
+        return a->queue ? open_queue(a, &a->ret->queue_fd, &a->ret->queue, e) : 0;
 }
 
 static uint32_t lease_hash(const char *lease_id) {
@@ -199,54 +127,27 @@ static uint32_t lease_hash(const char *lease_id) {
         return h;
 }
 
-static int adopt_all(
-        const struct sockets_arg *a, const int *fds, struct net_sockets *ret, struct mh_error *e) {
-        int r = 0;
-        for (size_t i = 0; i < a->n; i++) {
-                int x = r < 0 ? (close(fds[i]), 0)
-                              : nft_owner_table_adopt(fds[i], a->families[i], a->name, &ret->tables[i], e);
-                if (r >= 0 && x < 0)
-                        r = x;
-                else if (x >= 0 && r >= 0)
-                        ret->n_tables = i + 1;
-        }
-        ret->queue_fd = a->queue ? fds[a->n] : -EBADF;
-        return r;
-}
-
 int net_ns_sockets_open(
         const struct proc_identity *id, const char *lease_id, const char *const *families, size_t n,
         bool queue, struct net_sockets *ret, struct mh_error *reterr) {
-        char name[NET_TABLE_MAX], out[NS_RESULT_MAX];
-        size_t len = sizeof(out);
-        int result = 0, carrier = -EBADF, fds[NET_SOCKETS_MAX];
+        char name[NET_TABLE_MAX];
         net_table_name(lease_id, name);
-        struct sockets_arg a = { families, MIN(n, (size_t)NET_SOCKETS_MAX - 1), name, queue,
-                                 lease_hash(lease_id) };
         *ret = (struct net_sockets){ .queue_fd = -EBADF };
-        int r = ns_run_fd(
-                id, NS_BIT(NS_NET), fn_sockets, &a, NET_NS_WAIT_MS, out, &len, &result, &carrier, reterr);
-        if (r < 0)
-                return r;
-        if (result < 0 || carrier < 0 || len != sizeof(uint16_t)) {
-                if (carrier >= 0)
-                        close(carrier);
-                return mh_error_fail(
-                        reterr, result < 0 ? result : -EPROTO, "netns",
-                        "opening sockets in the target's netns: %.*s", (int)len, out);
-        }
-        memcpy(&ret->queue, out, sizeof(ret->queue));
-        r = bundle_receive(carrier, fds, a.n + (queue ? 1 : 0));
-        close(carrier);
-        if (r < 0)
-                return mh_error_fail(reterr, r, "netns", "the sockets did not arrive");
-        return adopt_all(&a, fds, ret, reterr);
+        /* Only a matter of speed, once per process: without it, the chains
+         * added to these tables, and their deletion, may each rewrite kernel
+         * text (sys/nft-rule.h). */
+        (void)nft_hooks_hold(NULL);
+        struct sockets_arg a = {
+                families, MIN(n, (size_t)NET_SOCKETS_MAX - 1), name, queue, lease_hash(lease_id), ret
+        };
+        return ns_net_run(id, fn_sockets, &a, reterr);
 }
 
 struct dup_arg {
         const char *name;
         const struct nft_rule_spec *specs;
         size_t n;
+        struct nft_owner_table *table;
 };
 
 static int dup_chains(struct nft_owner_table *t, const struct dup_arg *a, struct mh_error *e) {
@@ -262,40 +163,28 @@ static int dup_chains(struct nft_owner_table *t, const struct dup_arg *a, struct
                 r = nft_chain_add(t, &c, e);
                 for (size_t i = 0; i < a->n && r >= 0; i++) {
                         struct nft_rule_spec s = a->specs[i];
-                        s.dup.device = l.name[d];
+                        s.dup.device = l.name[d]; /* resolved here, in the target's netns */
                         r = nft_rule_add(t, chain, &s, NULL, e);
                 }
         }
         return r;
 }
 
-static int fn_dup(void *arg, char *out, size_t *out_len, int *ret_fd) {
-        const struct dup_arg *a = arg;
-        struct nft_owner_table *t = NULL;
-        struct mh_error e = { 0 };
-        if (nft_owner_table_create("netdev", a->name, &t, &e) < 0 || dup_chains(t, a, &e) < 0) {
-                nft_owner_table_free(t);
-                return net_ns_fail(out, out_len, "%s", e.msg);
-        }
-        *ret_fd = fcntl(nft_owner_table_fd(t), F_DUPFD_CLOEXEC, 3);
-        nft_owner_table_free(t);
-        *out_len = 0;
-        return *ret_fd < 0 ? net_ns_fail(out, out_len, "dup: %s", strerror(errno)) : 0;
+static int fn_dup(void *arg, struct mh_error *e) {
+        struct dup_arg *a = arg;
+        int r = nft_owner_table_create("netdev", a->name, &a->table, e);
+        return r < 0 ? r : dup_chains(a->table, a, e);
 }
 
 int net_ns_dup_egress_open(
         const struct proc_identity *id, const char *name, const struct nft_rule_spec *specs, size_t n,
         struct nft_owner_table **ret, struct mh_error *reterr) {
-        struct dup_arg a = { name, specs, n };
-        char out[NS_RESULT_MAX];
-        size_t len = sizeof(out);
-        int result = 0, fd = -EBADF;
-        int r = ns_run_fd(id, NS_BIT(NS_NET), fn_dup, &a, NET_NS_WAIT_MS, out, &len, &result, &fd, reterr);
+        _cleanup_(nft_owner_table_freep) struct nft_owner_table *t = NULL;
+        struct dup_arg a = { name, specs, n, NULL };
+        int r = ns_net_run(id, fn_dup, &a, reterr);
+        t = a.table; /* closed, and the table with it, unless all went well */
         if (r < 0)
                 return r;
-        if (result < 0 || fd < 0)
-                return mh_error_fail(
-                        reterr, result < 0 ? result : -EPROTO, "nft_table", "table netdev %s: %.*s", name,
-                        (int)len, out);
-        return nft_owner_table_adopt(fd, "netdev", name, ret, reterr);
+        *ret = TAKE_PTR(t);
+        return 0;
 }

@@ -1,9 +1,11 @@
 #pragma once
 
 /* The network fault's work inside the target's network namespace, each call
- * one short-lived ns_run() child (sys/ns.h): list devices, attach and remove
- * qdiscs, open the sockets the agent keeps (nft owner tables, the shaper's
- * queue), and scan for residue.
+ * one visit on a short-lived thread of ours (ns_net_run(), sys/ns.h): list
+ * devices, attach and remove qdiscs, open the sockets the agent keeps (nft
+ * owner tables, the shaper's queue), and scan for residue. The sockets are
+ * opened in the target's netns and come back in memory: no fork, no fd
+ * passing.
  *
  * Names: everything one lease creates is named after its id ("l-" + 16 hex):
  * nft tables "mayhem-<hex>", the IFB device "mh<first 8 hex>"; our qdiscs
@@ -17,6 +19,7 @@
 #include "fault/net-recipe.h"
 #include "sys/nft-rule.h"
 #include "sys/nft.h"
+#include "sys/ns.h"
 #include "sys/process.h"
 
 #define NET_LINKS_MAX  16
@@ -30,9 +33,18 @@ struct net_links {
         char name[NET_LINKS_MAX][IF_NAMESIZE];
 };
 
-/* For the ns_fn children here: the message goes back to the parent in out;
- * returns -EIO. */
+/* For the ns_fn functions run by net_ns_call(): the message goes back to the
+ * caller in out; returns -EIO. */
 int net_ns_fail(char *out, size_t *out_len, const char *fmt, ...) _printf_(3, 4);
+
+/* Calls fn(arg, out, out_len) on a thread inside the target's netns
+ * (ns_net_run()), the way ns_run() would in a child: 0 when fn ran, its
+ * return value in *ret_fn_result and its text in out (*out_len bytes, at
+ * most the *out_len given); -ESRCH when the target is gone, or the other
+ * errors of ns_net_run() when fn never ran. */
+int net_ns_call(
+        const struct proc_identity *id, ns_fn fn, void *arg, char *out, size_t *out_len, int *ret_fn_result,
+        struct mh_error *reterr);
 
 void net_table_name(const char *lease_id, char buf[NET_TABLE_MAX]);
 void net_ifb_name(const char *lease_id, char buf[IF_NAMESIZE]);
@@ -54,7 +66,8 @@ struct net_sockets {
  * the lease in each of families (the sockets are ours: the tables die with
  * them) and, with queue, the shaper's queue bound to the first free number of
  * the lease (from a hash of its id). On failure *ret holds what was opened,
- * for the caller to free. */
+ * for the caller to free (n_tables tables; queue_fd when >= 0), and nothing
+ * else is left open. */
 int net_ns_sockets_open(
         const struct proc_identity *id, const char *lease_id, const char *const *families, size_t n,
         bool queue, struct net_sockets *ret, struct mh_error *reterr);

@@ -1,7 +1,7 @@
 /* The qdisc side of network faults (tbf, netem; ingress through an IFB
  * device), the stateless cleanup and the residue scan: net-netns.h. Every
- * function here named fn_* runs in an ns_run() child inside the target's
- * netns. */
+ * function here named fn_* runs on a net_ns_call() thread inside the
+ * target's netns. */
 #include "net-netns.h"
 
 #include <stdarg.h>
@@ -111,7 +111,7 @@ int net_ns_qdisc_apply(
         char out[NS_RESULT_MAX];
         size_t len = sizeof(out);
         int result = 0;
-        int r = ns_run(id, NS_BIT(NS_NET), fn_apply, &a, NET_NS_WAIT_MS, out, &len, &result, reterr);
+        int r = net_ns_call(id, fn_apply, &a, out, &len, &result, reterr);
         if (r >= 0 && result < 0)
                 r = mh_error_fail(reterr, result, "qdisc", "%.*s", (int)len, out);
         return r;
@@ -132,7 +132,7 @@ int net_ns_clean(const struct proc_identity *id, const char *lease_id, struct mh
         char out[NS_RESULT_MAX];
         size_t len = sizeof(out);
         int result = 0;
-        int r = ns_run(id, NS_BIT(NS_NET), fn_clean, &a, NET_NS_WAIT_MS, out, &len, &result, reterr);
+        int r = net_ns_call(id, fn_clean, &a, out, &len, &result, reterr);
         if (r == -ESRCH)
                 return 0; /* the target is gone, and its netns with everything in it */
         if (r >= 0 && result < 0)
@@ -202,9 +202,10 @@ static int residue_nft(const struct qdisc_arg *a, char *out, size_t *used, size_
         return found;
 }
 
-/* /proc/self/net follows the reader's netns: the queues bound in the target's. */
+/* /proc/thread-self/net is this thread's netns, the target's (/proc/self/net
+ * would be the thread group leader's): the queues bound there. */
 static int residue_queue(const struct qdisc_arg *a, char *out, size_t *used, size_t size) {
-        FILE *f = a->queue ? fopen("/proc/self/net/netfilter/nfnetlink_queue", "re") : NULL;
+        FILE *f = a->queue ? fopen("/proc/thread-self/net/netfilter/nfnetlink_queue", "re") : NULL;
         char line[256];
         int found = 0;
         while (f && fgets(line, sizeof(line), f)) {
@@ -236,7 +237,7 @@ int net_ns_residue(
         size_t len = sizeof(out);
         int result = 0;
         struct mh_error e = { 0 };
-        int r = ns_run(id, NS_BIT(NS_NET), fn_residue, &a, NET_NS_WAIT_MS, out, &len, &result, &e);
+        int r = net_ns_call(id, fn_residue, &a, out, &len, &result, &e);
         if (r == -ESRCH) {
                 snprintf(detail, size, "the target is gone, and its netns with it");
                 return 0;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "shaper/shaper-internal.h"
+#include "sys/netlink-port.h"
 
 /* Opening and configuring the queue. The socket buffer holds packets the thread has not read yet; on
  * overflow the kernel accepts them (fail-open) and recv() says ENOBUFS once. */
@@ -36,14 +37,15 @@ static bool have_net_admin(void) {
 
 static int socket_open(int *ret_fd) {
         _cleanup_close_ int fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_NETFILTER);
-        struct sockaddr_nl sa = { .nl_family = AF_NETLINK };
         struct timeval tv = { .tv_sec = RECV_TIMEOUT_S };
-        int size = RCVBUF_BYTES;
+        int size = RCVBUF_BYTES, r;
 
         if (fd < 0)
                 return negative_errno();
-        if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-                return negative_errno();
+        /* A port id this process never hands out again (sys/netlink-port.h):
+         * the kernel destroys the queues of a port id released. */
+        if ((r = nl_port_bind(fd)) < 0)
+                return r;
         /* FORCE needs CAP_NET_ADMIN, which binding a queue needs anyway. */
         if (setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size)) < 0 &&
             setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof(size)) < 0)

@@ -82,8 +82,9 @@ int shaper_config_validate(const struct shaper_config *c, struct mh_error *reter
  * binds NFQUEUE queue_num to it: copy SHAPER_COPY_RANGE bytes, fail-open (a
  * full queue or socket buffer accepts rather than drops), GSO packets whole
  * (no segmentation, no checksum work: we do not touch payloads), queue maxlen
- * SHAPER_QUEUE_MAXLEN. The agent calls it inside the target's netns (ns_run_fd)
- * and hands the fd to shaper_start(). *ret_fd is O_CLOEXEC.
+ * SHAPER_QUEUE_MAXLEN. The agent calls it inside the target's netns (on an
+ * ns_net_run() thread) and hands the fd to shaper_start(). *ret_fd is
+ * O_CLOEXEC. The socket binds to a port id of its own (sys/netlink-port.h).
  *
  * Packets wait in the socket buffer until shaper_start(); close the fd to let
  * them go (the kernel drops those, and bypasses new ones). The few that can

@@ -12,6 +12,7 @@ struct nft_owner_table {
         uint32_t seq;
         int family; /* NFPROTO_* */
         char name[NFT_TABLE_MAXNAMELEN];
+        struct nft_owner_table *next_closing; /* nft_owner_table_free_later()'s queue */
 };
 
 /* NFPROTO_* for "inet", "ip", ..., or -EINVAL. */

@@ -1,6 +1,8 @@
 #include "nft.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <libmnl/libmnl.h>
 #include <libnftnl/common.h>
 #include <libnftnl/table.h>
@@ -15,6 +17,7 @@
 #include <sys/time.h>
 #include <time.h>
 
+#include "sys/netlink-port.h"
 #include "sys/nft-internal.h"
 #include "sys/ns.h"
 
@@ -81,10 +84,13 @@ static int socket_open(struct mnl_socket **ret, struct mh_error *reterr) {
                 r = negative_errno();
                 return mh_error_fail(reterr, r, "nftables", "netlink (netfilter) socket: %s", strerror(-r));
         }
-        if (mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0) {
-                r = negative_errno();
+        /* A port id this process never hands out again (sys/netlink-port.h):
+         * the kernel deletes the owner tables of a port id released. */
+        r = -EADDRINUSE;
+        for (int i = 0; i < NL_PORT_TRIES && r == -EADDRINUSE; i++)
+                r = mnl_socket_bind(nl, 0, nl_port_next()) < 0 ? negative_errno() : 0;
+        if (r < 0)
                 return mh_error_fail(reterr, r, "nftables", "netlink bind: %s", strerror(-r));
-        }
         if (setsockopt(mnl_socket_get_fd(nl), SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0) {
                 r = negative_errno();
                 return mh_error_fail(reterr, r, "nftables", "netlink SO_RCVTIMEO: %s", strerror(-r));
@@ -391,4 +397,59 @@ int nft_owner_supported(struct mh_error *reterr) {
         return mh_error_fail(
                 reterr, fn_result, "kernel_feature", "probing for nftables owner tables: %s%s", out,
                 fn_result == -EPERM ? " (needs CAP_SYS_ADMIN and CAP_NET_ADMIN)" : "");
+}
+
+/* ---- closing off the caller's path ---- */
+
+static pthread_mutex_t closer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t closer_cond = PTHREAD_COND_INITIALIZER;
+static struct nft_owner_table *closer_queue; /* linked through ->next_closing */
+static bool closer_started;
+
+static void *closer_main(void *arg) {
+        pthread_mutex_lock(&closer_lock);
+        for (;;) {
+                while (!closer_queue)
+                        pthread_cond_wait(&closer_cond, &closer_lock);
+                struct nft_owner_table *t = TAKE_PTR(closer_queue);
+                pthread_mutex_unlock(&closer_lock);
+                while (t) {
+                        struct nft_owner_table *next = t->next_closing;
+                        nft_owner_table_free(t);
+                        t = next;
+                }
+                pthread_mutex_lock(&closer_lock);
+        }
+        return NULL;
+}
+
+static bool closer_start_locked(void) {
+        pthread_attr_t attr;
+        sigset_t all;
+        pthread_t thread;
+        if (closer_started)
+                return true;
+        if (pthread_attr_init(&attr) != 0)
+                return false;
+        sigfillset(&all);
+        closer_started = pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED) == 0 &&
+                         pthread_attr_setsigmask_np(&attr, &all) == 0 &&
+                         pthread_create(&thread, &attr, closer_main, NULL) == 0;
+        pthread_attr_destroy(&attr);
+        return closer_started;
+}
+
+void nft_owner_table_free_later(struct nft_owner_table *t) {
+        if (!t)
+                return;
+        pthread_mutex_lock(&closer_lock);
+        bool queued = closer_start_locked();
+        if (queued) {
+                t->next_closing = closer_queue;
+                closer_queue = t;
+                pthread_cond_signal(&closer_cond);
+        }
+        pthread_mutex_unlock(&closer_lock);
+        if (!queued)
+                nft_owner_table_free(t);
 }

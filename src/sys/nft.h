@@ -9,10 +9,12 @@
  * the owning socket may change an owner table; others get EPERM.
  *
  * Everything here works in the *current* network namespace. For a target's
- * namespace, call it from inside ns_run() (sys/ns.h): the socket belongs to the
- * namespace it was created in, wherever its fd travels afterwards. To keep a
- * table beyond the ns_run() child, hand a dup of nft_owner_table_fd() back with
- * ns_run_fd() and wrap it with nft_owner_table_adopt(). */
+ * namespace, create the table inside ns_net_run() (sys/ns.h): the socket
+ * belongs to the namespace it was created in, whichever thread uses it
+ * afterwards, and the table comes back in memory. From an ns_run_fd() child,
+ * hand a dup of nft_owner_table_fd() back and wrap it with
+ * nft_owner_table_adopt(). The sockets bind to port ids of their own
+ * (sys/netlink-port.h). */
 
 #include <stdbool.h>
 
@@ -45,6 +47,17 @@ const char *nft_owner_table_family(const struct nft_owner_table *t);
  * the socket is open). Accepts NULL; returns NULL. */
 struct nft_owner_table *nft_owner_table_free(struct nft_owner_table *t);
 DEFINE_FREEP(struct nft_owner_table, nft_owner_table_free)
+
+/* nft_owner_table_free() on a thread of its own, started on first use and
+ * kept for the life of the process. For a table already deleted through its
+ * socket (nft_owner_table_delete()): closing an nftables socket makes the
+ * kernel wait for the RCU grace period of that deletion inside close()
+ * (Linux 6.x: several ms, holding the netns's nftables mutex), which is no
+ * reason to keep the caller waiting, and a thread created per close cost
+ * ~40 us of a ~250 us undo. Sockets still queued when the process exits are
+ * closed by the kernel with it, and their tables go too. Without that thread
+ * (out of resources) it closes in line. Accepts NULL. */
+void nft_owner_table_free_later(struct nft_owner_table *t);
 
 /* Whether table <family> <name> exists in the current netns, read from the
  * kernel's table list (for residue scans): 1 yes, 0 no, < 0 could not tell.

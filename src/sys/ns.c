@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -503,8 +504,52 @@ int ns_run(
 
 /* ---- the network namespace on a thread of our own ---- */
 
+/* The visiting threads run on stacks of ours, kept for the next visit: a
+ * stack glibc allocates is cut back with MADV_DONTNEED when its thread exits,
+ * so every visit faulted its pages in again and the join waited for the cut
+ * (measured on Linux 6.18: ~25 us of a ~500 us inject). Room for fn's
+ * netlink buffers with sanitizers on; only the pages touched count. */
+#define VISIT_STACK_SIZE  (1024u * 1024u)
+#define VISIT_STACKS_KEPT 4
+
+static pthread_mutex_t stacks_lock = PTHREAD_MUTEX_INITIALIZER;
+static void *stacks_kept[VISIT_STACKS_KEPT];
+static size_t n_stacks_kept;
+
+/* A stack with a guard page at its low end, or NULL. */
+static void *stack_take(void) {
+        void *p = NULL;
+        pthread_mutex_lock(&stacks_lock);
+        if (n_stacks_kept > 0)
+                p = stacks_kept[--n_stacks_kept];
+        pthread_mutex_unlock(&stacks_lock);
+        if (p)
+                return p;
+        int flags = MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK | MAP_NORESERVE;
+        p = mmap(NULL, VISIT_STACK_SIZE, PROT_READ | PROT_WRITE, flags, -1, 0);
+        if (p == MAP_FAILED)
+                return NULL;
+        if (mprotect(p, (size_t)sysconf(_SC_PAGESIZE), PROT_NONE) < 0) {
+                munmap(p, VISIT_STACK_SIZE);
+                return NULL;
+        }
+        return p;
+}
+
+/* Only for a stack whose thread was joined: nothing runs on it any more. */
+static void stack_give(void *p) {
+        pthread_mutex_lock(&stacks_lock);
+        if (n_stacks_kept < VISIT_STACKS_KEPT) {
+                stacks_kept[n_stacks_kept++] = p;
+                p = NULL;
+        }
+        pthread_mutex_unlock(&stacks_lock);
+        if (p)
+                munmap(p, VISIT_STACK_SIZE);
+}
+
 struct net_visit {
-        const struct proc_identity *id;
+        const struct proc_identity *id; /* NULL: a new network namespace */
         int pidfd;
         ns_net_fn fn;
         void *arg;
@@ -524,6 +569,14 @@ static int net_enter(const struct net_visit *v) {
         char path[64];
         int r;
 
+        if (!v->id) {
+                if (unshare(CLONE_NEWNET) >= 0)
+                        return 0;
+                r = negative_errno();
+                return mh_error_fail(
+                        v->reterr, r, "namespace", "unshare(CLONE_NEWNET): %s%s", strerror(-r),
+                        r == -EPERM ? " (needs CAP_SYS_ADMIN)" : "");
+        }
         if (setns(v->pidfd, CLONE_NEWNET) >= 0)
                 return 0;
         r = negative_errno();
@@ -572,11 +625,44 @@ static void *net_visit_main(void *arg) {
         return NULL;
 }
 
-int ns_net_run(const struct proc_identity *id, ns_net_fn fn, void *arg, struct mh_error *reterr) {
-        _cleanup_close_ int pidfd = -EBADF;
+/* Runs v on a new thread with every signal blocked, and joins it. */
+static int net_visit_run(struct net_visit *v, struct mh_error *reterr) {
         pthread_attr_t attr;
         sigset_t all;
         pthread_t t;
+        int r;
+
+        r = -pthread_attr_init(&attr);
+        if (r < 0)
+                return mh_error_fail(reterr, r, "namespace", "pthread_attr_init: %s", strerror(-r));
+        /* Without a stack of ours (out of memory), glibc's will do. */
+        void *stack = stack_take();
+        if (stack)
+                r = -pthread_attr_setstack(&attr, stack, VISIT_STACK_SIZE);
+        /* Blocked from its first instruction: a signal meant for the process
+         * is never handled on a thread that is inside another namespace. */
+        sigfillset(&all);
+        if (r == 0)
+                r = -pthread_attr_setsigmask_np(&attr, &all);
+        if (r == 0)
+                r = -pthread_create(&t, &attr, net_visit_main, v);
+        pthread_attr_destroy(&attr);
+        if (r < 0) {
+                if (stack)
+                        stack_give(stack);
+                return mh_error_fail(
+                        reterr, r, "namespace", "no thread to enter a network namespace on: %s",
+                        strerror(-r));
+        }
+        r = pthread_join(t, NULL);
+        assert(r == 0); /* our own joinable thread */
+        if (stack)
+                stack_give(stack); /* joined: nothing runs on it any more */
+        return v->result;
+}
+
+int ns_net_run(const struct proc_identity *id, ns_net_fn fn, void *arg, struct mh_error *reterr) {
+        _cleanup_close_ int pidfd = -EBADF;
         int r;
 
         if (!id || !fn)
@@ -585,23 +671,13 @@ int ns_net_run(const struct proc_identity *id, ns_net_fn fn, void *arg, struct m
         r = proc_pidfd_open(id, &pidfd, reterr);
         if (r < 0)
                 return r;
-
         struct net_visit v = { .id = id, .pidfd = pidfd, .fn = fn, .arg = arg, .reterr = reterr };
-        r = -pthread_attr_init(&attr);
-        if (r < 0)
-                return mh_error_fail(reterr, r, "namespace", "pthread_attr_init: %s", strerror(-r));
-        /* Blocked from its first instruction: a signal meant for the process
-         * is never handled on a thread that is inside the target's namespace. */
-        sigfillset(&all);
-        r = -pthread_attr_setsigmask_np(&attr, &all);
-        if (r == 0)
-                r = -pthread_create(&t, &attr, net_visit_main, &v);
-        pthread_attr_destroy(&attr);
-        if (r < 0)
-                return mh_error_fail(
-                        reterr, r, "namespace", "no thread to enter the network namespace of process %d: %s",
-                        (int)id->pid, strerror(-r));
-        r = pthread_join(t, NULL);
-        assert(r == 0); /* our own joinable thread */
-        return v.result;
+        return net_visit_run(&v, reterr);
+}
+
+int ns_net_run_new(ns_net_fn fn, void *arg, struct mh_error *reterr) {
+        if (!fn)
+                return mh_error_fail(reterr, -EINVAL, "invalid_argument", "ns_net_run_new: no function");
+        struct net_visit v = { .pidfd = -EBADF, .fn = fn, .arg = arg, .reterr = reterr };
+        return net_visit_run(&v, reterr);
 }

@@ -127,6 +127,12 @@ typedef int (*ns_net_fn)(void *arg, struct mh_error *reterr);
  * opened to get there are closed on every path. */
 int ns_net_run(const struct proc_identity *id, ns_net_fn fn, void *arg, struct mh_error *reterr);
 
+/* ns_net_run() into a new network namespace instead (unshare(CLONE_NEWNET) on
+ * the thread): empty but for lo, which is down, and seen by nobody else. It
+ * lives as long as something holds it, e.g. a socket fn opened there; with
+ * nothing, it goes when the thread exits. -EPERM without CAP_SYS_ADMIN. */
+int ns_net_run_new(ns_net_fn fn, void *arg, struct mh_error *reterr);
+
 /* The inode of /proc/PID/ns/<kind>, checked against id's start time (to record
  * a namespace identity in a lease). -ESRCH when the process is gone. Two
  * processes share a namespace when the inodes are equal (nsfs has a single

@@ -6,8 +6,8 @@
  *
  * Everything works in the *current* network namespace, on the socket of a
  * struct rtnl: to act on a target's namespace, open the handle inside
- * ns_run() (sys/ns.h), since a netlink socket belongs to the namespace it was
- * created in.
+ * ns_net_run() (sys/ns.h), since a netlink socket belongs to the namespace it
+ * was created in.
  *
  * Ownership: the qdiscs we create carry the handle RTNL_HANDLE (major
  * RTNL_HANDLE_MAJOR, "mh"), our ingress filters the priority RTNL_FILTER_PRIO.

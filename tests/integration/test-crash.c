@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,24 @@ static bool inspect(const char *name, struct engine_container *c) {
         return ok;
 }
 
-/* mayhem-agent processes, all of them or the children of parent (> 0). */
+/* Whether pid runs this build's agent ($MAYHEM_AGENT_BIN): agents of other
+ * checkouts on the same machine are not ours to count. Without the variable,
+ * every mayhem-agent is. */
+static bool our_agent(int pid) {
+        static char want[PATH_MAX];
+        char path[64], exe[PATH_MAX];
+        const char *bin = getenv("MAYHEM_AGENT_BIN");
+        if (!bin || (!want[0] && !realpath(bin, want)))
+                return true;
+        snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+        ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+        if (n < 0)
+                return false;
+        exe[n] = '\0';
+        return strcmp(exe, want) == 0;
+}
+
+/* Our mayhem-agent processes, all of them or the children of parent (> 0). */
 static int agents(int parent, int *ret_pid) {
         DIR *d = opendir("/proc");
         struct dirent *de;
@@ -53,7 +71,7 @@ static int agents(int parent, int *ret_pid) {
                 int pid = (int)strtol(de->d_name, NULL, 10);
                 struct proc_stat st;
                 if (pid <= 0 || !proc_comm_is(pid, "mayhem-agent") || !proc_stat_read(pid, &st) ||
-                    st.state == 'Z')
+                    st.state == 'Z' || !our_agent(pid))
                         continue;
                 if (parent > 0 && st.ppid != parent)
                         continue;

@@ -63,22 +63,9 @@ struct lease {
 };
 
 static struct lease lease_of(const char *fault_id, const char *text) {
-        json_error_t jerr;
-        json_t *all = json_loads(text, 0, &jerr);
-        if (!all)
-                fail_msg("bad params %s: %s", text, jerr.text);
-        struct lease l = { .fault_id = fault_id, .net = json_object(), .restore = json_object() };
-        static const char *const net_keys[] = { "delivery", "peers", "self" };
-        for (size_t i = 0; i < 3; i++)
-                if (json_object_get(all, net_keys[i])) {
-                        json_object_set(l.net, net_keys[i], json_object_get(all, net_keys[i]));
-                        json_object_del(all, net_keys[i]);
-                }
-        char *rest = json_dumps(all, JSON_COMPACT);
-        l.params = fault_params_defaults(catalog_find(fault_id), rest);
-        free(rest);
-        json_decref(all);
-        assert_non_null(l.params);
+        struct lease l = { .fault_id = fault_id, .restore = json_object() };
+        if (fault_case_split(catalog_find(fault_id), text, &l.params, &l.net) < 0)
+                fail_msg("bad params %s", text);
         return l;
 }
 

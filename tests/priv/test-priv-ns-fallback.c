@@ -18,10 +18,11 @@
 #include "sys/ns.h"
 #include "sys/process.h"
 
-/* ns_run() on a kernel older than 5.8, where setns() takes no pidfd: linked
- * with -Wl,--wrap=setns, the first setns() of every process fails with EINVAL
- * as such a kernel would, and the rest go through. The child must then fall
- * back to /proc/PID/ns/<kind> and still end up in the right namespaces. */
+/* ns_run() and ns_net_run() on a kernel older than 5.8, where setns() takes
+ * no pidfd: linked with -Wl,--wrap=setns, the first setns() of every process
+ * (and the first after a test resets the count) fails with EINVAL as such a
+ * kernel would, and the rest go through. The child, or the thread, must then
+ * fall back to /proc/PID/ns/<kind> and still end up in the right namespaces. */
 
 #define WAIT_MS  10000
 #define HOSTNAME "mayhem-fallback"
@@ -109,6 +110,68 @@ static void test_fallback(void **state) {
         waitpid(pid, NULL, 0);
 }
 
+struct thread_report {
+        uint64_t netns_inode;
+        int setns_calls;
+};
+
+static int fn_thread_report(void *arg, struct mh_error *e) {
+        struct thread_report *rep = arg;
+        struct stat st;
+        if (stat("/proc/thread-self/ns/net", &st) < 0)
+                return -errno;
+        rep->netns_inode = (uint64_t)st.st_ino;
+        rep->setns_calls = setns_calls;
+        return 0;
+}
+
+/* ns_net_run(): the thread's setns(pidfd) is refused, and it enters through
+ * /proc/PID/ns/net instead. */
+static void test_thread_fallback(void **state) {
+        struct proc_identity id;
+        struct thread_report rep = { 0 };
+        struct mh_error e = { 0 };
+        struct stat st;
+        uint64_t net = 0;
+
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+                if (unshare(CLONE_NEWNET) < 0)
+                        _exit(1);
+                for (;;)
+                        pause();
+        }
+        /* Until the child is in a namespace of its own. */
+        assert_int_equal(stat("/proc/self/ns/net", &st), 0);
+        for (int i = 0; i < 1000 && (net == 0 || net == (uint64_t)st.st_ino); i++) {
+                if (proc_identity_read(pid, &id, NULL) == 0)
+                        (void)ns_inode(&id, NS_NET, &net, NULL);
+                usleep(1000);
+        }
+        if (net == 0 || net == (uint64_t)st.st_ino) {
+                kill(pid, SIGKILL);
+                waitpid(pid, NULL, 0);
+                fprintf(stderr, "skipped: unshare(CLONE_NEWNET) failed\n");
+                skip();
+        }
+        setns_calls = 0; /* the next setns() is refused, as Linux < 5.8 would */
+        int r = ns_net_run(&id, fn_thread_report, &rep, &e);
+        if (r < 0)
+                fail_msg("ns_net_run: %s", e.msg);
+        assert_int_equal(rep.setns_calls, 2); /* the refused pidfd call, then the file */
+        assert_true(rep.netns_inode == net);
+        assert_int_equal(stat("/proc/thread-self/ns/net", &st), 0);
+        assert_true((uint64_t)st.st_ino != net); /* only the thread moved */
+
+        kill(pid, SIGKILL);
+        waitpid(pid, NULL, 0);
+        /* Gone: -ESRCH before any setns() (the pidfd check refuses it). */
+        setns_calls = 0;
+        assert_int_equal(ns_net_run(&id, fn_thread_report, &rep, &e), -ESRCH);
+        assert_int_equal(setns_calls, 0);
+}
+
 int main(void) {
         if (geteuid() != 0) {
                 fprintf(stderr, "skipped: needs root\n");
@@ -116,6 +179,7 @@ int main(void) {
         }
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_fallback),
+                cmocka_unit_test(test_thread_fallback),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

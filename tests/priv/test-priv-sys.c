@@ -4,10 +4,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -23,6 +25,7 @@
 #include "basic/error.h"
 #include "basic/macro.h"
 #include "sys/cgroup.h"
+#include "sys/nft-rule.h"
 #include "sys/nft.h"
 #include "sys/ns.h"
 #include "sys/process.h"
@@ -147,6 +150,11 @@ static int fn_nothing(void *arg, char *out, size_t *out_len) {
         return 0;
 }
 
+static int fn_net_called(void *arg, struct mh_error *e) {
+        *(bool *)arg = true;
+        return 0;
+}
+
 /* Runs as pid 1 of a new pid namespace with a /proc of its own: there nobody
  * else forks, so ns_last_pid hands out exactly the pid we ask for. Returns 0,
  * or the number of the step that failed. */
@@ -156,6 +164,7 @@ static int recycle_scenario(void) {
         char buf[32], s;
         pid_t b = -1;
         uint64_t ino;
+        bool called = false;
 
         if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
             mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
@@ -204,6 +213,10 @@ static int recycle_scenario(void) {
                 r = 11;
         else if (ns_run(&ida, NS_BIT(NS_NET), fn_nothing, NULL, WAIT_MS, NULL, NULL, NULL, NULL) != -ESRCH)
                 r = 12;
+        else if (
+                ns_net_run(&ida, fn_net_called, &called, &e) != -ESRCH || called ||
+                !streq(e.id, "process_gone"))
+                r = 16;
         else {
                 struct cgroup_info ci;
                 if (cgroup_of_process(&ida, &ci, NULL) != -ESRCH)
@@ -329,6 +342,213 @@ static void test_ns_run_netns(void **state) {
                 ns_run(&old, NS_BIT(NS_NET), fn_net_report, NULL, WAIT_MS, out, &len, &result, NULL),
                 -ESRCH);
         assert_int_equal(ns_inode(&old, NS_NET, &ino, NULL), -ESRCH);
+}
+
+/* ---- (b2) ns_net_run: the network namespace on a thread of ours ---- */
+
+static uint64_t inode_of(const char *path) {
+        struct stat st;
+        return stat(path, &st) < 0 ? 0 : (uint64_t)st.st_ino;
+}
+
+/* Open descriptors of this process. */
+static int fd_count(void) {
+        int n = 0;
+        DIR *d = opendir("/proc/self/fd");
+        assert_non_null(d);
+        for (struct dirent *de; (de = readdir(d));)
+                n += de->d_name[0] != '.';
+        closedir(d);
+        return n - 1; /* the directory's own */
+}
+
+struct thread_report {
+        uint64_t thread_ns, leader_ns; /* /proc/thread-self/ns/net, /proc/self/ns/net */
+        pid_t tid;
+        bool all_blocked;
+        uint32_t n_ifs;
+};
+
+static int fn_thread_report(void *arg, struct mh_error *e) {
+        struct thread_report *rep = arg;
+        sigset_t mask;
+        rep->thread_ns = inode_of("/proc/thread-self/ns/net");
+        rep->leader_ns = inode_of("/proc/self/ns/net");
+        rep->tid = gettid();
+        rep->all_blocked = pthread_sigmask(SIG_SETMASK, NULL, &mask) == 0 && sigismember(&mask, SIGTERM) &&
+                           sigismember(&mask, SIGINT) && sigismember(&mask, SIGCHLD);
+        struct if_nameindex *ifs = if_nameindex();
+        if (!ifs)
+                return mh_error_fail(e, -errno, "test", "if_nameindex: %s", strerror(errno));
+        for (struct if_nameindex *i = ifs; i->if_index != 0; i++)
+                rep->n_ifs++;
+        if_freenameindex(ifs);
+        return 0;
+}
+
+static int fn_fail_with(void *arg, struct mh_error *e) {
+        return mh_error_fail(e, -ENOTRECOVERABLE, "test_fn", "fn failed on purpose");
+}
+
+static int fn_positive(void *arg, struct mh_error *e) {
+        return 42;
+}
+
+/* A socket belongs to the namespace it was created in, wherever it is used. */
+static int fn_table_create(void *arg, struct mh_error *e) {
+        return nft_owner_table_create("inet", TABLE, arg, e);
+}
+
+static int fn_table_exists(void *arg, struct mh_error *e) {
+        return nft_table_exists("inet", TABLE, e);
+}
+
+struct lane {
+        const struct proc_identity *id;
+        int result;
+        struct thread_report rep;
+};
+
+static void *lane_main(void *arg) {
+        struct lane *l = arg;
+        l->result = ns_net_run(l->id, fn_thread_report, &l->rep, NULL);
+        return NULL;
+}
+
+static void test_ns_net_run(void **state) {
+        struct holder h;
+        struct thread_report rep = { 0 };
+        struct mh_error e = { 0 };
+        uint64_t ino = 0;
+
+        int r = holder_start(&h, CLONE_NEWNET);
+        if (r < 0)
+                SKIP("no new network namespace: %s", strerror(-r));
+        assert_int_equal(ns_inode(&h.id, NS_NET, &ino, NULL), 0);
+        uint64_t ours = inode_of("/proc/thread-self/ns/net");
+        assert_true(ours != 0 && ours != ino);
+        int fds = fd_count();
+
+        r = ns_net_run(&h.id, fn_thread_report, &rep, &e);
+        if (r < 0)
+                fail_msg("ns_net_run: %s", e.msg);
+        assert_int_equal(r, 0);
+        assert_true(rep.thread_ns == ino);  /* the thread was in the target's */
+        assert_true(rep.leader_ns == ours); /* /proc/self follows the leader: ours */
+        assert_true(rep.tid != gettid());
+        assert_true(rep.all_blocked);
+        assert_int_equal(rep.n_ifs, 1);                            /* lo only, as in the holder's */
+        assert_true(inode_of("/proc/thread-self/ns/net") == ours); /* we never moved */
+        assert_int_equal(fd_count(), fds);
+
+        /* fn's answer is the call's, whatever its sign, and so is its message. */
+        assert_int_equal(ns_net_run(&h.id, fn_positive, NULL, NULL), 42);
+        assert_int_equal(ns_net_run(&h.id, fn_fail_with, NULL, &e), -ENOTRECOVERABLE);
+        assert_string_equal(e.id, "test_fn");
+        assert_int_equal(fd_count(), fds);
+
+        /* What fn opened there stays there, in our hands. */
+        struct nft_owner_table *t = NULL;
+        r = nft_owner_supported(NULL);
+        if (r == 1) {
+                if (ns_net_run(&h.id, fn_table_create, &t, &e) < 0)
+                        fail_msg("table in the holder's netns: %s", e.msg);
+                assert_int_equal(fd_count(), fds + 1);
+                assert_int_equal(ns_net_run(&h.id, fn_table_exists, NULL, NULL), 1);
+                assert_int_equal(nft_table_exists("inet", TABLE, NULL), 0); /* not in ours */
+                t = nft_owner_table_free(t);
+                assert_int_equal(ns_net_run(&h.id, fn_table_exists, NULL, NULL), 0);
+                assert_int_equal(fd_count(), fds);
+        }
+
+        /* Twenty at once, from twenty threads of ours. */
+        struct lane lanes[20];
+        pthread_t th[20];
+        for (size_t i = 0; i < ELEMENTSOF(lanes); i++) {
+                lanes[i] = (struct lane){ .id = &h.id, .result = -1 };
+                assert_int_equal(pthread_create(&th[i], NULL, lane_main, &lanes[i]), 0);
+        }
+        for (size_t i = 0; i < ELEMENTSOF(lanes); i++) {
+                assert_int_equal(pthread_join(th[i], NULL), 0);
+                assert_int_equal(lanes[i].result, 0);
+                assert_true(lanes[i].rep.thread_ns == ino);
+        }
+        assert_int_equal(fd_count(), fds);
+
+        /* A fresh namespace of the thread's own: neither ours nor the holder's. */
+        memset(&rep, 0, sizeof(rep));
+        assert_int_equal(ns_net_run_new(fn_thread_report, &rep, &e), 0);
+        assert_true(rep.thread_ns != 0 && rep.thread_ns != ours && rep.thread_ns != ino);
+        assert_int_equal(fd_count(), fds);
+
+        /* Gone holder: ESRCH, fn never runs, nothing left open. */
+        struct proc_identity old = h.id;
+        holder_stop(&h);
+        bool called = false;
+        assert_int_equal(ns_net_run(&old, fn_net_called, &called, &e), -ESRCH);
+        assert_false(called);
+        assert_string_equal(e.id, "process_gone");
+        assert_int_equal(ns_net_run(NULL, fn_net_called, &called, NULL), -EINVAL);
+        assert_int_equal(ns_net_run(&old, NULL, NULL, NULL), -EINVAL);
+        assert_false(called);
+        assert_int_equal(fd_count(), fds);
+        assert_true(inode_of("/proc/thread-self/ns/net") == ours);
+}
+
+/* Deleted, then closed off our path: the descriptor goes a moment later. */
+static void test_nft_free_later(void **state) {
+        struct holder h;
+        struct mh_error e = { 0 };
+        struct nft_owner_table *t = NULL;
+        if (nft_owner_supported(NULL) != 1)
+                SKIP("no nftables owner tables here");
+        int r = holder_start(&h, CLONE_NEWNET);
+        if (r < 0)
+                SKIP("no new network namespace: %s", strerror(-r));
+        nft_owner_table_free_later(NULL);
+        for (int i = 0; i < 3; i++) { /* the closer thread is started once, then kept */
+                int fds = fd_count();
+                if (ns_net_run(&h.id, fn_table_create, &t, &e) < 0)
+                        fail_msg("table: %s", e.msg);
+                assert_int_equal(fd_count(), fds + 1);
+                assert_int_equal(nft_owner_table_delete(t, &e), 0);
+                assert_int_equal(ns_net_run(&h.id, fn_table_exists, NULL, NULL), 0);
+                nft_owner_table_free_later(TAKE_PTR(t));
+                for (int k = 0; k < 300 && fd_count() != fds; k++)
+                        sleep_ms(10);
+                assert_int_equal(fd_count(), fds);
+        }
+        holder_stop(&h);
+}
+
+/* A zombie still has its pid and start time, but no namespaces left. */
+static void test_ns_net_run_zombie(void **state) {
+        struct holder h;
+        struct mh_error e = { 0 };
+        bool called = false;
+        int r = holder_start(&h, CLONE_NEWNET);
+        if (r < 0)
+                SKIP("no new network namespace: %s", strerror(-r));
+        int fds = fd_count();
+        kill(h.pid, SIGKILL);
+        /* Not reaped: wait until it is a zombie. */
+        for (int i = 0; i < 500; i++) {
+                char st = 0;
+                char path[64], buf[512];
+                snprintf(path, sizeof(path), "/proc/%d/stat", (int)h.pid);
+                FILE *f = fopen(path, "re");
+                if (f && fgets(buf, sizeof(buf), f) && strrchr(buf, ')'))
+                        st = strrchr(buf, ')')[2];
+                if (f)
+                        fclose(f);
+                if (st == 'Z')
+                        break;
+                sleep_ms(2);
+        }
+        assert_int_equal(ns_net_run(&h.id, fn_net_called, &called, &e), -ESRCH);
+        assert_false(called);
+        assert_int_equal(fd_count(), fds);
+        holder_stop(&h);
 }
 
 /* ---- (c) a function that does not return is killed ---- */
@@ -660,6 +880,9 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_pid_recycling),
                 cmocka_unit_test(test_ns_run_netns),
+                cmocka_unit_test(test_ns_net_run),
+                cmocka_unit_test(test_ns_net_run_zombie),
+                cmocka_unit_test(test_nft_free_later),
                 cmocka_unit_test(test_ns_run_timeout_kills),
                 cmocka_unit_test_setup_teardown(test_cgroups, cg_setup, cg_teardown),
                 cmocka_unit_test(test_nft_owner_tables),
