@@ -1,5 +1,6 @@
 #include "cli-internal.h"
 
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -177,6 +178,10 @@ int cli_main(int argc, char **argv) {
                 .err = stderr,
         };
         struct mh_error e = { 0 };
+        /* An agent that dies while a request is written to it is an EPIPE to
+         * handle (undo, recover), not a signal that ends the controller with
+         * faults in force. */
+        signal(SIGPIPE, SIG_IGN);
         ctx.color = isatty(fileno(ctx.err)) && !getenv("NO_COLOR");
         int r = cli_main_run(&ctx, argc, argv, &e);
         if (fflush(ctx.out) != 0 && r >= 0)

@@ -176,13 +176,15 @@ static void one_agent_kill(int round) {
         /* 7: it held a lease; 6: it held none (between faults), the run did
          * not complete; 0: the drill had already ended; 8: it died before the
          * handshake, so no run began and nothing was touched. */
-        int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
         if (code != 7 && code != 6 && code != 0 && code != 8) {
                 static char log[4096];
                 char *text = demo_spawn_log(&demo);
                 snprintf(log, sizeof(log), "%s", text);
                 free(text);
-                fail_msg("round %d: controller exit %d after its agent died:\n%s", round, code, log);
+                fail_msg("round %d: controller exit %d (negative: killed by that signal) after its agent "
+                         "died:\n%s",
+                         round, code, log);
         }
         if (code == 8) {
                 assert_no_residue();
