@@ -43,3 +43,36 @@ bool proc_comm_is(pid_t pid, const char *name) {
         comm[strcspn(comm, "\n")] = '\0';
         return strcmp(comm, name) == 0;
 }
+
+static bool first_line(const char *path, char *buf, size_t size) {
+        FILE *f = fopen(path, "re");
+        bool ok = f && fgets(buf, (int)size, f);
+        if (f)
+                fclose(f);
+        if (ok)
+                buf[strcspn(buf, "\n")] = '\0';
+        return ok;
+}
+
+void proc_cpu_quota_text(pid_t pid, char *buf, size_t size) {
+        char path[512], line[512], v1[300] = "", v2[300] = "", quota[64], period[64];
+        buf[0] = '\0';
+        snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+        FILE *f = fopen(path, "re");
+        while (f && fgets(line, sizeof(line), f))
+                if (sscanf(line, "%*d:cpu,cpuacct:%299s", v1) != 1 && sscanf(line, "%*d:cpu:%299s", v1) != 1)
+                        (void)sscanf(line, "0::%299s", v2);
+        if (f)
+                fclose(f);
+        if (v1[0]) {
+                snprintf(path, sizeof(path), "/sys/fs/cgroup/cpu%s/cpu.cfs_quota_us", v1);
+                bool ok = first_line(path, quota, sizeof(quota));
+                snprintf(path, sizeof(path), "/sys/fs/cgroup/cpu%s/cpu.cfs_period_us", v1);
+                if (ok && first_line(path, period, sizeof(period)))
+                        snprintf(buf, size, "%s/%s", quota, period);
+        } else if (v2[0]) {
+                snprintf(path, sizeof(path), "/sys/fs/cgroup%s/cpu.max", v2);
+                if (first_line(path, line, sizeof(line)) && sscanf(line, "%63s %63s", quota, period) == 2)
+                        snprintf(buf, size, "%s/%s", strcmp(quota, "max") == 0 ? "-1" : quota, period);
+        }
+}

@@ -4,6 +4,7 @@
  * without going through the code under test. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 struct proc_stat {
@@ -20,3 +21,9 @@ char proc_state_of(pid_t pid);
 
 /* /proc/PID/comm is name. */
 bool proc_comm_is(pid_t pid, const char *name);
+
+/* The CPU quota of pid's cgroup as "quota/period", read from cgroupfs:
+ * cgroup v1's cpu controller (cfs_quota_us, cfs_period_us) or v2's cpu.max
+ * ("max 100000" is written "-1/100000", as v1 says unlimited). "" when it
+ * cannot be read. */
+void proc_cpu_quota_text(pid_t pid, char *buf, size_t size);

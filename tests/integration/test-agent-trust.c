@@ -218,6 +218,85 @@ static void test_conflicting_lease(void **state) {
         json_decref(id);
 }
 
+#define STATE_DIR "/var/lib/mayhem-agent" /* the agent's default as root */
+
+static struct agent_client *cpu_agent(void) {
+        struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT_BIN"),
+                                          .roles = "cpu",
+                                          .run_id = "trust" };
+        struct agent_client *c = NULL;
+        struct mh_error e = { 0 };
+        if (agent_client_start(&o, &c, &e) < 0)
+                fail_msg("agent: %s", e.msg);
+        return c;
+}
+
+/* SIGKILL: nothing of the agent's runs any more, and nothing undoes a quota. */
+static void kill_agent(struct agent_client **c) {
+        kill(agent_client_pid(*c), SIGKILL);
+        *c = agent_client_stop(*c);
+}
+
+static char *read_text(const char *path) {
+        struct cmd_result r = run_command(NULL, (const char *const[]){ "cat", path, NULL });
+        char *text = r.exit == 0 && r.out ? strdup(r.out) : NULL;
+        cmd_result_done(&r);
+        return text;
+}
+
+/* cpu.throttle through an agent that is then SIGKILLed: a fresh agent puts
+ * the quota back from its own record of the lease, not from the restore the
+ * request carries (forged here); with no record it refuses and leaves the
+ * quota as it is. The quota is read from cgroupfs by the test. */
+static void test_recovery_uses_agent_record(void **state) {
+        (void)state;
+        struct agent_client *first = cpu_agent(), *fresh = NULL;
+        struct mh_error e = { 0 };
+        char before[64], during[64], now[64], record[128];
+        json_t *id = identity_of(victim_a), *l = lease_for("cpu.throttle", id), *res = NULL;
+        proc_cpu_quota_text(main_pid(victim_a), before, sizeof(before));
+        if (agent_lease_call(first, l, "inject", NULL, &e) < 0)
+                fail_msg("inject: %s", e.msg);
+        proc_cpu_quota_text(main_pid(victim_a), during, sizeof(during));
+        assert_string_not_equal(during, before);
+        snprintf(record, sizeof(record), STATE_DIR "/%s.json", json_string_value(json_object_get(l, "id")));
+        char *kept = read_text(record);
+        assert_non_null(kept);
+        assert_non_null(strstr(kept, "cpu_quota"));
+        kill_agent(&first);
+        json_object_set_new(l, "restore", json_pack("{s:i, s:i}", "cpu_quota", 5000, "cpu_period", 100000));
+
+        /* No record on this host: refused, the quota as the fault left it. */
+        assert_int_equal(unlink(record), 0);
+        fresh = cpu_agent();
+        if (agent_lease_call(fresh, l, "undo", NULL, &e) >= 0 || !strstr(e.msg, "has no record of lease"))
+                fail_msg("undo without a record: %s", e.msg);
+        print_message("refused: %.200s\n", e.msg);
+        proc_cpu_quota_text(main_pid(victim_a), now, sizeof(now));
+        assert_string_equal(now, during);
+
+        /* The record back: the quota before the fault, not the forged 5000. */
+        FILE *f = fopen(record, "we");
+        assert_non_null(f);
+        fputs(kept, f);
+        fclose(f);
+        if (agent_lease_call(fresh, l, "undo", NULL, &e) < 0 ||
+            agent_lease_call(fresh, l, "verify", &res, &e) < 0)
+                fail_msg("undo from the record: %s", e.msg);
+        proc_cpu_quota_text(main_pid(victim_a), now, sizeof(now));
+        assert_string_equal(now, before);
+        assert_true(json_is_true(json_object_get(res, "verified")));
+        assert_int_not_equal(access(record, F_OK), 0); /* verified back: the record is gone */
+        print_message(
+                "cpu quota %s, %s while held, %s after a fresh agent's undo (the request said 5000)\n",
+                before, during, now);
+        fresh = agent_client_stop(fresh);
+        free(kept);
+        json_decref(res);
+        json_decref(l);
+        json_decref(id);
+}
+
 static bool start_victim(char *name, size_t size, const char *which) {
         snprintf(name, size, "mayhem-trust-%s-%d", which, (int)getpid());
         return docker((const char *const[]){ "docker", "run", "-d", "--name", name, IMAGE, NULL });
@@ -254,6 +333,7 @@ int main(void) {
                 cmocka_unit_test(test_lease_after_restart),
                 cmocka_unit_test(test_outside_the_roles),
                 cmocka_unit_test(test_conflicting_lease),
+                cmocka_unit_test(test_recovery_uses_agent_record),
         };
         int failed = cmocka_run_group_tests(tests, NULL, NULL);
         agent = agent_client_stop(agent);

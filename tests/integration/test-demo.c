@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "basic/clock.h"
+#include "common/proc-stat.h"
 #include "demo-harness.h"
 #include "engine/engine.h"
 
@@ -285,41 +286,17 @@ static void test_undo_failure_is_dirty(void **state) {
         json_decref(lease);
 }
 
-/* The CPU quota of the demo container's cgroup, read from cgroupfs by the
- * test itself: "quota/period" of cgroup v1's cpu controller or cpu.max. */
+/* The CPU quota of the demo container's cgroup, read from cgroupfs by the test itself. */
 static void quota_of_demo(char *buf, size_t size) {
-        char path[512], line[512], dir[300] = "";
         struct engine_container c;
         struct engine *e = NULL;
-        buf[0] = '\0';
         if (engine_open(demo_podman() ? ENGINE_PODMAN : ENGINE_DOCKER, NULL, &e, NULL) < 0 ||
             engine_container_inspect(e, "demo-api", &c, NULL) < 0 || c.pid <= 0) {
                 engine_free(e);
                 fail_msg("demo-api is not running");
         }
         engine_free(e);
-        snprintf(path, sizeof(path), "/proc/%d/cgroup", c.pid);
-        FILE *f = fopen(path, "re");
-        while (f && fgets(line, sizeof(line), f))
-                if (sscanf(line, "%*d:cpu,cpuacct:%299s", dir) == 1 ||
-                    sscanf(line, "%*d:cpu:%299s", dir) == 1)
-                        break;
-        if (f)
-                fclose(f);
-        char quota[64] = "", period[64] = "";
-        snprintf(path, sizeof(path), "/sys/fs/cgroup/cpu%s/cpu.cfs_quota_us", dir);
-        f = fopen(path, "re");
-        if (f && fgets(quota, sizeof(quota), f))
-                quota[strcspn(quota, "\n")] = '\0';
-        if (f)
-                fclose(f);
-        snprintf(path, sizeof(path), "/sys/fs/cgroup/cpu%s/cpu.cfs_period_us", dir);
-        f = fopen(path, "re");
-        if (f && fgets(period, sizeof(period), f))
-                period[strcspn(period, "\n")] = '\0';
-        if (f)
-                fclose(f);
-        snprintf(buf, size, "%s/%s", quota, period);
+        proc_cpu_quota_text(c.pid, buf, size);
 }
 
 static void expect_refused(const char *drill, const json_t *holder) {
