@@ -103,7 +103,8 @@ static int serve(int argc, char **argv) {
         opt.out_fd = STDOUT_FILENO;
         opt.log = stderr;
         r = agent_serve(&opt);
-        opt.journal = agent_journal_close(opt.journal);
+        if (r == 0) /* else undos may still run on threads that use it: the exit ends them */
+                opt.journal = agent_journal_close(opt.journal);
         return r;
 }
 

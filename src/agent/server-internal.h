@@ -10,6 +10,7 @@
 #define AGENT_TASKS_KEPT   64
 #define AGENT_INFLIGHT_MAX 32
 #define AGENT_VERIFY_MS    10000
+#define AGENT_RELEASE_MS   20000 /* how long the agent waits for its undos before it exits */
 #define AGENT_LEASE_ID_MAX 32
 
 /* A lease as the agent holds it: the fault, its target (resolved), its
@@ -61,6 +62,7 @@ struct agent_state {
         size_t n_tasks, n_compensated; /* total ever; the arrays are rings */
         unsigned next_task;
         int inflight;
+        size_t compensating; /* agent-compensate.c threads still running */
         /* the threads of slow methods (server.c) */
         struct worker *workers[AGENT_INFLIGHT_MAX], *idle_workers[AGENT_INFLIGHT_MAX];
         size_t n_workers, n_idle_workers;
@@ -96,5 +98,11 @@ int agent_task_execute(struct agent_state *s, const json_t *params, json_t **ret
 void agent_compensate(struct agent_state *s, struct agent_lease *l, const char *why);
 void agent_record_task(
         struct agent_state *s, struct task_record *ring, size_t *n, const struct task_record *t);
+/* agent-compensate.c: agent_compensate() of l (taken) on a thread of its own. */
+void agent_compensate_start(struct agent_state *s, struct agent_lease *l, const char *why);
+/* Waits for every compensation started until deadline_ms (monotonic); how many still run. */
+size_t agent_compensations_wait(struct agent_state *s, double deadline_ms);
+/* With s->lock held: waits on s->idle (a CLOCK_MONOTONIC condition) until deadline_ms or a wake-up. */
+void agent_wait_until_locked(struct agent_state *s, double deadline_ms);
 /* lease.forget of a held lease: the fault stays on purpose, its record goes. */
 void agent_forget_record(struct agent_state *s, const char *lease_id);

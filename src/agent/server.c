@@ -206,28 +206,46 @@ static double watchdog_sweep(struct agent_state *s) {
                 } else if (s->held[i].used && s->held[i].expires_ms < next)
                         next = s->held[i].expires_ms;
                 pthread_mutex_unlock(&s->lock);
-                if (due) {
-                        agent_compensate(s, &expired, "ttl expired without lease.extend");
-                        agent_lease_done(&expired);
-                }
+                if (due) /* off the loop: frames keep being answered meanwhile */
+                        agent_compensate_start(s, &expired, "ttl expired without lease.extend");
         }
         return next;
 }
 
-/* The dead-man's switch: whatever is still held is undone before exiting. */
-static void release_all(struct agent_state *s, const char *why) {
+/* The dead-man's switch: whatever is still held is undone before exiting,
+ * every lease at once and for at most AGENT_RELEASE_MS. False when something
+ * was still running then: the agent exits without it (what the kernel ties
+ * to its sockets goes with it, a guardian puts back the rest). */
+static bool release_all(struct agent_state *s, const char *why) {
+        double deadline = monotonic_ms() + AGENT_RELEASE_MS;
         pthread_mutex_lock(&s->lock);
-        while (s->inflight > 0) /* an inject in flight registers its lease first */
-                pthread_cond_wait(&s->idle, &s->lock);
+        while (s->inflight > 0 &&
+               monotonic_ms() < deadline) /* an inject in flight registers its lease first */
+                agent_wait_until_locked(s, deadline);
+        int stuck = s->inflight;
         pthread_mutex_unlock(&s->lock);
         for (size_t i = 0; i < AGENT_HELD_MAX; i++) {
-                if (!s->held[i].used)
+                struct agent_lease l = { 0 };
+                pthread_mutex_lock(&s->lock);
+                bool held = s->held[i].used;
+                if (held) {
+                        l = s->held[i].lease;
+                        s->held[i].used = false;
+                }
+                pthread_mutex_unlock(&s->lock);
+                if (!held)
                         continue;
-                agent_log(s, "stopping (%s) while holding lease %s: undoing it", why, s->held[i].lease.id);
-                s->held[i].used = false;
-                agent_compensate(s, &s->held[i].lease, why);
-                agent_lease_done(&s->held[i].lease);
+                agent_log(s, "stopping (%s) while holding lease %s: undoing it", why, l.id);
+                agent_compensate_start(s, &l, why);
         }
+        size_t left = agent_compensations_wait(s, deadline);
+        if (left || stuck)
+                agent_log(
+                        s,
+                        "[watchdog] COULD NOT RELEASE everything within %d s (%zu undo(s) and %d request(s) "
+                        "still running): exiting without them; run `mayhem recover`",
+                        AGENT_RELEASE_MS / 1000, left, stuck);
+        return left == 0 && stuck == 0;
 }
 
 static int signal_fd(void) {
@@ -283,13 +301,18 @@ int agent_serve(const struct agent_options *opt) {
         }
         pthread_mutex_init(&s->lock, NULL);
         pthread_mutex_init(&s->out_lock, NULL);
-        pthread_cond_init(&s->idle, NULL);
+        pthread_condattr_t attr;
+        pthread_condattr_init(&attr);
+        pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+        pthread_cond_init(&s->idle, &attr);
+        pthread_condattr_destroy(&attr);
         signal(SIGPIPE, SIG_IGN);
         int sfd = signal_fd();
         fcntl(opt->in_fd, F_SETFL, fcntl(opt->in_fd, F_GETFL) | O_NONBLOCK);
         struct frame_reader *fr = frame_reader_new(opt->in_fd);
         const char *why = fr ? serve_loop(s, fr, sfd) : "out of memory";
-        release_all(s, why);
+        if (!release_all(s, why))
+                return MH_EXIT_RECOVERY_FAILURE; /* threads still use s: the process ends with them */
         workers_stop(s);
         frame_reader_free(fr);
         s->lives = fault_lives_free(s->lives); /* what forgotten leases still held */
