@@ -43,11 +43,18 @@ static int record_restore(const struct fault_exec *fx, void *userdata, struct mh
         return agent_journal_put(s->opt->journal, fx->lease_id, fx->def, &fx->target, fx->restore, reterr);
 }
 
-/* The lease verified back (or was let go on purpose): its record goes. */
+/* The fault was never applied, or is kept on purpose: its record goes. */
 static void drop_record(struct agent_state *s, const char *lease_id) {
         int r = s->opt->journal ? agent_journal_drop(s->opt->journal, lease_id) : 0;
         if (r < 0)
                 agent_log(s, "cannot remove the record of lease %s: %s", lease_id, strerror(-r));
+}
+
+/* The lease verified back: its record says so from now on. */
+static void settle_record(struct agent_state *s, const char *lease_id) {
+        int r = s->opt->journal ? agent_journal_settle(s->opt->journal, lease_id) : 0;
+        if (r < 0)
+                agent_log(s, "cannot mark the record of lease %s settled: %s", lease_id, strerror(-r));
 }
 
 void agent_forget_record(struct agent_state *s, const char *lease_id) {
@@ -146,7 +153,7 @@ void agent_compensate(struct agent_state *s, struct agent_lease *l, const char *
         if (!ok)
                 snprintf(t.state, sizeof(t.state), "dirty");
         else
-                drop_record(s, l->id);
+                settle_record(s, l->id);
         agent_log(
                 s, "[watchdog] %s lease %s (%s on %s) because %s: %s", ok ? "released" : "COULD NOT RELEASE",
                 l->id, l->def->id, l->target.container_name, why, t.detail);
@@ -254,12 +261,27 @@ static int inject(
         return 0;
 }
 
+/* A lease the agent's record says was put back and verified already (its
+ * controller died before it heard): nothing to do, and nothing in force. */
+static int settled_phase(enum phase ph, const struct task_record *t, json_t **ret) {
+        static const char detail[] = "put back and verified already by an agent on this host (its record)";
+        if (ph == PHASE_UNDO)
+                *ret = json_pack("{s:s, s:s, s:b}", "task_id", t->id, "state", "done", "ok", 1);
+        else
+                *ret = json_pack(
+                        "{s:s, s:b, s:s}", "task_id", t->id, ph == PHASE_VERIFY ? "verified" : "in_force",
+                        ph == PHASE_VERIFY, "detail", detail);
+        return 0;
+}
+
 static int run_phase(
         struct agent_state *s, enum phase ph, struct fault_exec *fx, const struct agent_lease *l,
         struct task_record *t, json_t **ret, char *msg, size_t size) {
         const struct fault_comp *c = agent_lease_comp(l);
         struct mh_error err = { 0 };
         bool ok = false;
+        if (l->settled && ph != PHASE_INJECT)
+                return settled_phase(ph, t, ret);
         switch (ph) {
         case PHASE_INJECT: return inject(s, fx, l, t, ret, msg, size);
         case PHASE_UNDO:
@@ -273,7 +295,7 @@ static int run_phase(
         case PHASE_VERIFY:
                 verify_once(fx, c, &ok, t->detail, sizeof(t->detail));
                 if (ok && !agent_holds(s, l->id))
-                        drop_record(s, l->id);
+                        settle_record(s, l->id);
                 *ret = json_pack("{s:s, s:b, s:s}", "task_id", t->id, "verified", ok, "detail", t->detail);
                 return 0;
         default:
@@ -328,8 +350,10 @@ static int lease_from_record(struct agent_state *s, struct agent_lease *l, char 
         struct target_identity recorded;
         json_t *restore = NULL;
         struct mh_error e = { 0 };
-        int r = s->opt->journal ? agent_journal_get(s->opt->journal, l->id, l->def, &recorded, &restore, &e)
-                                : -ENOENT;
+        int r = s->opt->journal
+                        ? agent_journal_get(
+                                  s->opt->journal, l->id, l->def, &recorded, &restore, &l->settled, &e)
+                        : -ENOENT;
         if (r == -ENOENT)
                 snprintf(
                         msg, size,

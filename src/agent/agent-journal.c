@@ -1,11 +1,13 @@
 #include "agent-journal.h"
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "catalog/catalog.h"
@@ -16,6 +18,8 @@ struct agent_journal {
         int dirfd;
         char dir[PATH_MAX];
 };
+
+static void forget_old_settled(struct agent_journal *j);
 
 int agent_journal_open(const char *dir, struct agent_journal **ret, char *msg, size_t size) {
         struct agent_journal *j = calloc(1, sizeof(*j));
@@ -40,6 +44,7 @@ int agent_journal_open(const char *dir, struct agent_journal **ret, char *msg, s
                 return r;
         }
         memcpy(j->dir, dir, strlen(dir) + 1);
+        forget_old_settled(j);
         *ret = j;
         return 0;
 }
@@ -140,7 +145,8 @@ static int read_record(struct agent_journal *j, const char *name, json_t **ret, 
 
 int agent_journal_get(
         struct agent_journal *j, const char *lease_id, const struct fault_def *def,
-        struct target_identity *ret_target, json_t **ret_restore, struct mh_error *reterr) {
+        struct target_identity *ret_target, json_t **ret_restore, bool *ret_settled,
+        struct mh_error *reterr) {
         char name[80];
         json_t *rec = NULL;
         if (file_name(lease_id, name, sizeof(name)) < 0)
@@ -154,10 +160,56 @@ int agent_journal_get(
                 r = mh_error_fail(
                         reterr, -EINVAL, "agent_journal", "%s/%s: not a record of %s", j->dir, name,
                         def->id);
-        else if ((r = target_identity_from_json(json_object_get(rec, "target"), ret_target, reterr)) >= 0)
+        else if ((r = target_identity_from_json(json_object_get(rec, "target"), ret_target, reterr)) >= 0) {
                 *ret_restore = json_incref(restore);
+                *ret_settled = json_is_true(json_object_get(rec, "settled"));
+        }
         json_decref(rec);
         return r;
+}
+
+int agent_journal_settle(struct agent_journal *j, const char *lease_id) {
+        char name[80];
+        json_t *rec = NULL;
+        if (file_name(lease_id, name, sizeof(name)) < 0)
+                return 0;
+        int r = read_record(j, name, &rec, NULL);
+        if (r < 0)
+                return r == -ENOENT ? 0 : r;
+        char *text = json_object_set_new(rec, "settled", json_true()) == 0
+                             ? json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS)
+                             : NULL;
+        r = text ? write_durably(j, name, text) : -ENOMEM;
+        free(text);
+        json_decref(rec);
+        return r;
+}
+
+/* Settled records older than AGENT_JOURNAL_KEEP_DAYS, at open. */
+static void forget_old_settled(struct agent_journal *j) {
+        int fd = dup(j->dirfd);
+        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+        time_t oldest = time(NULL) - (time_t)AGENT_JOURNAL_KEEP_DAYS * 24 * 3600;
+        struct dirent *de;
+        if (!d) {
+                if (fd >= 0)
+                        close(fd);
+                return;
+        }
+        rewinddir(d);
+        while ((de = readdir(d))) {
+                struct stat st;
+                json_t *rec = NULL;
+                size_t n = strlen(de->d_name);
+                if (de->d_name[0] == '.' || n < 6 || strcmp(de->d_name + n - 5, ".json") != 0 ||
+                    fstatat(j->dirfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0 || st.st_mtime > oldest ||
+                    read_record(j, de->d_name, &rec, NULL) < 0)
+                        continue;
+                if (json_is_true(json_object_get(rec, "settled")))
+                        unlinkat(j->dirfd, de->d_name, 0);
+                json_decref(rec);
+        }
+        closedir(d);
 }
 
 int agent_journal_drop(struct agent_journal *j, const char *lease_id) {

@@ -31,12 +31,21 @@ int agent_journal_put(
         struct agent_journal *j, const char *lease_id, const struct fault_def *def,
         const struct target_identity *target, const json_t *restore, struct mh_error *reterr);
 
-/* lease_id's record: its target into *ret_target and its restore (a new
- * reference) into *ret_restore. -ENOENT when there is none; -EINVAL (with
- * reterr) for one that is not for def, or out of shape. */
+/* lease_id's record: its target into *ret_target, its restore (a new
+ * reference) into *ret_restore, and into *ret_settled whether it was put
+ * back and verified already (agent_journal_settle()). -ENOENT when there is
+ * none; -EINVAL (with reterr) for one that is not for def, or out of shape. */
 int agent_journal_get(
         struct agent_journal *j, const char *lease_id, const struct fault_def *def,
-        struct target_identity *ret_target, json_t **ret_restore, struct mh_error *reterr);
+        struct target_identity *ret_target, json_t **ret_restore, bool *ret_settled,
+        struct mh_error *reterr);
 
-/* Removes lease_id's record (none: 0). */
+/* The lease verified back: its record stays, marked settled, so a later
+ * recovery of a lease the controller never heard was undone (it died first)
+ * is answered "put back already" instead of refused. Settled records older
+ * than AGENT_JOURNAL_KEEP_DAYS go when the journal is opened. */
+#define AGENT_JOURNAL_KEEP_DAYS 30
+int agent_journal_settle(struct agent_journal *j, const char *lease_id);
+
+/* Removes lease_id's record (none: 0): the fault stays on purpose (lease.forget), or was never applied. */
 int agent_journal_drop(struct agent_journal *j, const char *lease_id);

@@ -26,6 +26,7 @@ struct agent_lease {
         json_t *params;  /* owned; the bound params point into it */
         json_t *net;     /* owned, or NULL */
         json_t *restore; /* owned, never NULL: what apply recorded, or the journal's (recovery) */
+        bool settled;    /* the agent's record says it was put back and verified already */
 };
 
 /* From task.execute's "lease": -EINVAL with a one-line message naming the

@@ -139,3 +139,30 @@ void demo_unpause(void) {
                 engine_container_unpause(e, "demo-api", NULL);
         engine_free(e);
 }
+
+char *demo_in_netns(int pid, const char *const *argv) {
+        const char *full[16] = { "nsenter", "-t", NULL, "-n" };
+        char pid_text[16];
+        snprintf(pid_text, sizeof(pid_text), "%d", pid);
+        full[2] = pid_text;
+        size_t n = 4;
+        for (size_t i = 0; argv[i] && n < 15; i++)
+                full[n++] = argv[i];
+        full[n] = NULL;
+        struct cmd_result r = run_command(NULL, full);
+        char *out = strdup(r.out ? r.out : "");
+        cmd_result_done(&r);
+        return out;
+}
+
+bool demo_net_residue(int pid, char *why, size_t size) {
+        char *tables = demo_in_netns(pid, (const char *const[]){ "nft", "list", "tables", NULL });
+        char *qdiscs = demo_in_netns(pid, (const char *const[]){ "tc", "qdisc", "show", NULL });
+        char *links =
+                demo_in_netns(pid, (const char *const[]){ "ip", "-o", "link", "show", "type", "ifb", NULL });
+        bool found = strstr(tables, "mayhem-") || strstr(qdiscs, "6d68:") || strstr(qdiscs, "ingress") ||
+                     links[0];
+        snprintf(why, size, "tables: %.200s qdiscs: %.300s ifb: %.100s", tables, qdiscs, links);
+        free(tables), free(qdiscs), free(links);
+        return found;
+}

@@ -6,6 +6,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "common/run-command.h"
 
@@ -36,6 +37,14 @@ const char *demo_engine_cli(void);
 /* The demo container's state from the engine. */
 bool demo_container(bool *ret_running, bool *ret_paused);
 void demo_unpause(void);
+
+/* argv run in the network namespace of pid (nsenter -t PID -n): its
+ * standard output, malloc()ed ("" when it printed nothing or failed). */
+char *demo_in_netns(int pid, const char *const *argv);
+/* Whether the netns of pid holds anything of ours: an nft table "mayhem-*",
+ * a qdisc with our handle 6d68: or an ingress qdisc, an IFB device; why says
+ * what was seen. */
+bool demo_net_residue(int pid, char *why, size_t size);
 
 #define MAYHEM(d, ...)  demo_mayhem((d), (const char *const[]){ __VA_ARGS__, NULL })
 #define INSPECT(d, ...) demo_inspect((d), (const char *const[]){ "inspect", __VA_ARGS__, "--json", NULL })

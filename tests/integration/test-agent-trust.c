@@ -247,7 +247,8 @@ static char *read_text(const char *path) {
 /* cpu.throttle through an agent that is then SIGKILLed: a fresh agent puts
  * the quota back from its own record of the lease, not from the restore the
  * request carries (forged here); with no record it refuses and leaves the
- * quota as it is. The quota is read from cgroupfs by the test. */
+ * quota as it is; verified back, the record stays, settled. The quota is
+ * read from cgroupfs by the test. */
 static void test_recovery_uses_agent_record(void **state) {
         (void)state;
         struct agent_client *first = cpu_agent(), *fresh = NULL;
@@ -286,11 +287,14 @@ static void test_recovery_uses_agent_record(void **state) {
         proc_cpu_quota_text(main_pid(victim_a), now, sizeof(now));
         assert_string_equal(now, before);
         assert_true(json_is_true(json_object_get(res, "verified")));
-        assert_int_not_equal(access(record, F_OK), 0); /* verified back: the record is gone */
+        char *settled = read_text(record); /* verified back: the record says so */
+        assert_true(settled && strstr(settled, "\"settled\":true"));
+        free(settled);
         print_message(
                 "cpu quota %s, %s while held, %s after a fresh agent's undo (the request said 5000)\n",
                 before, during, now);
         fresh = agent_client_stop(fresh);
+        unlink(record);
         free(kept);
         json_decref(res);
         json_decref(l);

@@ -119,29 +119,11 @@ static void wait_done(pid_t pid) {
 /* ---- residue: the target's netns seen from the host --------------------------------- */
 
 static char *in_target(const char *const *argv) {
-        const char *full[16] = { "nsenter", "-t", NULL, "-n" };
-        char pid[16];
-        snprintf(pid, sizeof(pid), "%d", target_pid);
-        full[2] = pid;
-        size_t n = 4;
-        for (size_t i = 0; argv[i] && n < 15; i++)
-                full[n++] = argv[i];
-        full[n] = NULL;
-        struct cmd_result r = run_command(NULL, full);
-        char *out = r.out ? strdup(r.out) : strdup("");
-        cmd_result_done(&r);
-        return out;
+        return demo_in_netns(target_pid, argv);
 }
 
 static bool residue(char *why, size_t size) {
-        char *tables = in_target((const char *const[]){ "nft", "list", "tables", NULL });
-        char *qdiscs = in_target((const char *const[]){ "tc", "qdisc", "show", NULL });
-        char *links = in_target((const char *const[]){ "ip", "-o", "link", "show", "type", "ifb", NULL });
-        bool found = strstr(tables, "mayhem-") || strstr(qdiscs, "6d68:") || strstr(qdiscs, "ingress") ||
-                     links[0];
-        snprintf(why, size, "tables: %.200s qdiscs: %.300s ifb: %.100s", tables, qdiscs, links);
-        free(tables), free(qdiscs), free(links);
-        return found;
+        return demo_net_residue(target_pid, why, size);
 }
 
 static void assert_no_residue(void) {
