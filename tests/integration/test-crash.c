@@ -182,9 +182,10 @@ static void one_agent_kill(int round) {
                 char *text = demo_spawn_log(&demo);
                 snprintf(log, sizeof(log), "%s", text);
                 free(text);
-                fail_msg("round %d: controller exit %d (negative: killed by that signal) after its agent "
-                         "died:\n%s",
-                         round, code, log);
+                fail_msg(
+                        "round %d: controller exit %d (negative: killed by that signal) after its agent "
+                        "died:\n%s",
+                        round, code, log);
         }
         if (code == 8) {
                 assert_no_residue();
