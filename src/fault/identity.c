@@ -71,6 +71,8 @@ int target_identity_of_process(
                 return r;
         copy(t.engine, sizeof(t.engine), "host");
         proc_comm(t.main.pid, t.container_name, sizeof(t.container_name));
+        if (strcmp(t.container_name, "?") == 0)
+                snprintf(t.container_name, sizeof(t.container_name), "pid %d", (int)t.main.pid);
         t.contained = proc_in_container(t.main.pid) != 0;
         *ret = t;
         return 0;
