@@ -323,6 +323,10 @@ static int finish(struct pending *p, const char *method, json_t **ret, struct mh
                 return mh_error_set(
                         reterr, -EPERM, MH_EXIT_SAFETY_REFUSAL, "safety_refusal", "agent refused %s: %s",
                         method, p->msg);
+        if (p->code == RPC_TARGET_FORBIDDEN)
+                return mh_error_set(
+                        reterr, -EPERM, MH_EXIT_SAFETY_REFUSAL, "target_forbidden", "agent refused %s: %s",
+                        method, p->msg);
         if (p->code == RPC_TARGET_MISSING)
                 return mh_error_set(reterr, -ENOENT, MH_EXIT_CONFIG_ERROR, "target_missing", "%s", p->msg);
         if (p->code == RPC_TARGET_CHANGED)

@@ -35,8 +35,9 @@ struct agent_client_options {
 int agent_client_start(
         const struct agent_client_options *o, struct agent_client **ret, struct mh_error *reterr);
 /* Adds run_id and agent_id to params (stolen) and waits for the reply. A
- * protocol error reply is -EPROTO (-EPERM for a safety refusal, -ENOENT for
- * a target that does not exist, exit class 3, -ESTALE for one that is not the
+ * protocol error reply is -EPROTO (-EPERM, exit class 5, for a safety
+ * refusal or a host process the agent never touches, -ENOENT for a target
+ * that does not exist, exit class 3, -ESTALE for one that is not the
  * target the lease names any more) with the
  * agent's message; a dead agent is -EPIPE (exit class 8). ret_result may be NULL. */
 int agent_client_call(

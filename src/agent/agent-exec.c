@@ -167,11 +167,21 @@ static int check_allowed(
         if (f && (ph == PHASE_INJECT ? agent_can_inject(c, f) : agent_can_undo(c, f)))
                 return 0;
         char roles[128] = "";
-        agent_roles_for(&fault_id, f ? 1 : 0, roles, sizeof(roles));
+        agent_roles_for(&fault_id, f ? 1 : 0, false, roles, sizeof(roles));
         snprintf(
                 msg, size, "agent '%s' not authorized to %s '%.64s'%s%s", s->opt->agent_id, phase_names[ph],
                 fault_id, f ? ": it needs role " : " (no such fault)", roles);
         return RPC_SAFETY_REFUSED;
+}
+
+/* A lease on a plain host process needs the host role too, in every phase. */
+static int check_host_allowed(
+        struct agent_state *s, enum phase ph, const struct agent_lease *l, char *msg, size_t size) {
+        char what[96];
+        if (!target_is_host_process(&l->target))
+                return 0;
+        snprintf(what, sizeof(what), "%s '%.64s' on", phase_names[ph], l->def->id);
+        return agent_host_allowed(s, what, msg, size);
 }
 
 static bool same_target(const struct target_identity *a, const struct target_identity *b) {
@@ -399,6 +409,10 @@ int agent_task_execute(struct agent_state *s, const json_t *params, json_t **ret
                 snprintf(msg, size, "lease is for %s, not %s", l.def->id, fault_id);
                 agent_lease_done(&l);
                 return RPC_INVALID_PARAMS;
+        }
+        if ((r = check_host_allowed(s, ph, &l, msg, size)) < 0) {
+                agent_lease_done(&l);
+                return r;
         }
         int held = lease_as_held(s, ph, &l, msg, size);
         if ((r = held) < 0 ||

@@ -5,8 +5,10 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/rpc.h"
+#include "basic/proc-guard.h"
 
 int agent_options_engine_socket(struct agent_options *opt, const char *value, char *msg, size_t size) {
         enum engine_kind kind = ENGINE_DOCKER;
@@ -53,35 +55,66 @@ struct engine *agent_engine(struct agent_state *s, enum engine_kind kind, char *
         return e;
 }
 
-/* {"engine": "docker"|"podman", "container": NAME} or {"engine": "host", "pid": N | "name": NAME}. */
+int agent_host_allowed(struct agent_state *s, const char *what, char *msg, size_t size) {
+        if (agent_can_reach_host(&s->opt->caps))
+                return 0;
+        snprintf(
+                msg, size, "agent '%s' not authorized to %s a host process: it needs role host",
+                s->opt->agent_id, what);
+        return RPC_SAFETY_REFUSED;
+}
+
+int agent_host_guard(pid_t pid, char *msg, size_t size) {
+        char why[256];
+        if (proc_guard_check(pid, getpid(), "agent", why, sizeof(why)) == PROC_GUARD_NONE)
+                return 0;
+        snprintf(msg, size, "%s: the agent never acts on it; nothing was touched", why);
+        return RPC_TARGET_FORBIDDEN;
+}
+
+/* {"engine": "host", "pid": N | "name": NAME, "include_containers": bool}:
+ * by name, only processes outside containers unless include_containers. */
+static int resolve_host(
+        struct agent_state *s, const json_t *t, struct target_identity *ret, char *msg, size_t size) {
+        json_int_t pid = json_integer_value(json_object_get(t, "pid"));
+        const char *name = json_string_value(json_object_get(t, "name"));
+        enum proc_scope scope =
+                json_is_true(json_object_get(t, "include_containers")) ? PROC_SCOPE_ANY : PROC_SCOPE_HOST;
+        struct mh_error err = { 0 };
+        int r;
+        if ((r = agent_host_allowed(s, "resolve", msg, size)) < 0)
+                return r;
+        if ((pid <= 0 || pid > INT32_MAX) && (!name || !*name)) {
+                snprintf(msg, size, "target.resolve: a host target needs a pid or a name");
+                return RPC_INVALID_PARAMS;
+        }
+        if ((r = target_identity_of_process(pid > 0 ? pid : 0, name, scope, ret, &err)) < 0) {
+                snprintf(msg, size, "%s", err.msg);
+                return r == -ESRCH ? RPC_TARGET_MISSING : RPC_TASK_FAILED;
+        }
+        return agent_host_guard(ret->main.pid, msg, size);
+}
+
+/* {"engine": "docker"|"podman", "container": NAME} or a host process (resolve_host). */
 static int resolve(
         struct agent_state *s, const json_t *t, struct target_identity *ret, char *msg, size_t size) {
         const char *engine = json_string_value(json_object_get(t, "engine"));
         struct mh_error err = { 0 };
         int kind, r;
-        if (engine && strcmp(engine, "host") == 0) {
-                json_int_t pid = json_integer_value(json_object_get(t, "pid"));
-                const char *name = json_string_value(json_object_get(t, "name"));
-                if ((pid <= 0 || pid > INT32_MAX) && (!name || !*name)) {
-                        snprintf(msg, size, "target.resolve: a host target needs a pid or a name");
-                        return RPC_INVALID_PARAMS;
-                }
-                r = target_identity_of_process(pid > 0 ? pid : 0, name, ret, &err);
-        } else {
-                const char *container = json_string_value(json_object_get(t, "container"));
-                if (!engine || (kind = engine_kind_from_string(engine)) < 0 || !container || !*container) {
-                        snprintf(
-                                msg, size,
-                                "target.resolve: the target needs engine docker|podman|host and a "
-                                "container");
-                        return RPC_INVALID_PARAMS;
-                }
-                struct engine *e = agent_engine(s, (enum engine_kind)kind, msg, size);
-                if (!e)
-                        return RPC_TASK_FAILED;
-                r = target_identity_resolve(e, container, ret, &err);
+        if (engine && strcmp(engine, "host") == 0)
+                return resolve_host(s, t, ret, msg, size);
+        const char *container = json_string_value(json_object_get(t, "container"));
+        if (!engine || (kind = engine_kind_from_string(engine)) < 0 || !container || !*container) {
+                snprintf(
+                        msg, size,
+                        "target.resolve: the target needs engine docker|podman|host and a "
+                        "container");
+                return RPC_INVALID_PARAMS;
         }
-        if (r < 0) {
+        struct engine *e = agent_engine(s, (enum engine_kind)kind, msg, size);
+        if (!e)
+                return RPC_TASK_FAILED;
+        if ((r = target_identity_resolve(e, container, ret, &err)) < 0) {
                 snprintf(msg, size, "%s", err.msg);
                 return r == -ENOENT || r == -ESRCH ? RPC_TARGET_MISSING : RPC_TASK_FAILED;
         }
@@ -113,9 +146,14 @@ static int changed(
         return RPC_TARGET_CHANGED;
 }
 
+/* A host process named by the lease: never one the guard protects, in any
+ * phase, whatever pid and start time the request claims. */
 static int check_process(bool inject, struct target_identity *t, char *msg, size_t size) {
         struct target_identity now = *t;
-        int r = t->main.pid > 0 ? proc_identity_read(t->main.pid, &now.main, NULL) : -ESRCH;
+        int r = t->main.pid > 0 ? agent_host_guard(t->main.pid, msg, size) : 0;
+        if (r < 0)
+                return r;
+        r = t->main.pid > 0 ? proc_identity_read(t->main.pid, &now.main, NULL) : -ESRCH;
         if (r < 0 || now.main.start_time != t->main.start_time) {
                 if (!inject) {
                         t->main = (struct proc_identity){ 0 }; /* gone: nothing of it to act on */

@@ -132,17 +132,32 @@ bool agent_can_access(const struct agent_capabilities *c, enum resource_kind k) 
                (c->resources & RESOURCE_BIT(k));
 }
 
-static bool can(const struct agent_capabilities *c, enum agent_capability cap, const struct fault_def *f) {
-        return f && agent_capabilities_has(c, cap) && (c->roles & ROLE_BIT(f->role)) &&
+static bool can(
+        const struct agent_capabilities *c, enum agent_capability cap, const struct fault_def *f,
+        bool host_process) {
+        unsigned need = f ? fault_roles_on(f, host_process) : 0;
+        return f && agent_capabilities_has(c, cap) && (c->roles & need) == need &&
                agent_can_access(c, f->resource);
 }
 
 bool agent_can_inject(const struct agent_capabilities *c, const struct fault_def *f) {
-        return can(c, CAP_FAULT_INJECT, f);
+        return can(c, CAP_FAULT_INJECT, f, false);
 }
 
 bool agent_can_undo(const struct agent_capabilities *c, const struct fault_def *f) {
-        return can(c, CAP_FAULT_UNDO, f);
+        return can(c, CAP_FAULT_UNDO, f, false);
+}
+
+bool agent_can_inject_on(const struct agent_capabilities *c, const struct fault_def *f, bool host_process) {
+        return can(c, CAP_FAULT_INJECT, f, host_process);
+}
+
+bool agent_can_undo_on(const struct agent_capabilities *c, const struct fault_def *f, bool host_process) {
+        return can(c, CAP_FAULT_UNDO, f, host_process);
+}
+
+bool agent_can_reach_host(const struct agent_capabilities *c) {
+        return c && (c->roles & ROLES_HOST_TARGET) == ROLES_HOST_TARGET;
 }
 
 static int append(json_t *a, const char *s) {
@@ -155,8 +170,8 @@ json_t *agent_capabilities_json(const struct agent_capabilities *c) {
         int r = 0;
 
         assert(c);
-        if (!o || json_object_set_new(o, "roles", roles) < 0 ||
-            json_object_set_new(o, "capabilities", caps) < 0 ||
+        if (!o || json_object_set_new(o, "host_targets", json_boolean(agent_can_reach_host(c))) < 0 ||
+            json_object_set_new(o, "roles", roles) < 0 || json_object_set_new(o, "capabilities", caps) < 0 ||
             json_object_set_new(o, "allowed_faults", faults) < 0 ||
             json_object_set_new(o, "allowed_resources", res) < 0)
                 return NULL;

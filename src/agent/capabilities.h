@@ -48,10 +48,16 @@ bool agent_capabilities_has(const struct agent_capabilities *c, enum agent_capab
  * the catalog entry, so a role can do exactly the faults the catalog gives it. */
 bool agent_can_inject(const struct agent_capabilities *c, const struct fault_def *f);
 bool agent_can_undo(const struct agent_capabilities *c, const struct fault_def *f);
+/* The same on a given kind of target: on a plain host process the catalog
+ * asks for the host role too (fault_roles_on()). */
+bool agent_can_inject_on(const struct agent_capabilities *c, const struct fault_def *f, bool host_process);
+bool agent_can_undo_on(const struct agent_capabilities *c, const struct fault_def *f, bool host_process);
+/* Plain host processes may be resolved and acted on (ROLES_HOST_TARGET granted). */
+bool agent_can_reach_host(const struct agent_capabilities *c);
 bool agent_can_access(const struct agent_capabilities *c, enum resource_kind k);
 
 /* {"roles":[...], "capabilities":[...], "allowed_faults":[...],
- * "allowed_resources":[...]}: role names (primary), capabilities in enum
+ * "allowed_resources":[...], "host_targets": bool}: role names (primary), capabilities in enum
  * order, the catalog's faults with a mechanism and a granted role, resource
  * kinds; a new reference, NULL on ENOMEM. */
 json_t *agent_capabilities_json(const struct agent_capabilities *c);

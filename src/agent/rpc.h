@@ -19,6 +19,8 @@ enum rpc_code {
         RPC_SAFETY_REFUSED = -32001,
         RPC_TARGET_MISSING = -32002, /* the container or process the request names does not exist */
         RPC_TARGET_CHANGED = -32003, /* it is not the one the controller resolved (restarted, pid reused) */
+        RPC_TARGET_FORBIDDEN = -32004, /* a host process the agent never touches: init, a kernel thread,
+                                        * the agent itself, its ancestors (the controller) or children */
 };
 
 struct rpc_request {

@@ -84,6 +84,13 @@ agent_method agent_method_find(const char *name, bool *ret_slow);
  * it; NULL with msg when it cannot be reached. */
 struct engine *agent_engine(struct agent_state *s, enum engine_kind kind, char *msg, size_t size);
 int agent_target_resolve(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size);
+/* Plain host processes need the host role (catalog.h, ROLES_HOST_TARGET):
+ * 0, or RPC_SAFETY_REFUSED with msg ("not authorized to WHAT a host process"). */
+int agent_host_allowed(struct agent_state *s, const char *what, char *msg, size_t size);
+/* pid is not a process the agent never touches (basic/proc-guard.h: init, a
+ * kernel thread, the agent itself, its ancestors, the controller among
+ * them, its children): 0, or RPC_TARGET_FORBIDDEN with msg. */
+int agent_host_guard(pid_t pid, char *msg, size_t size);
 /* The lease's target as the agent reads it now, into *t: for an inject it
  * must be the one the controller journalled (else RPC_TARGET_CHANGED, or
  * RPC_TARGET_MISSING when it is gone); for a later phase of a lease the agent

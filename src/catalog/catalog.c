@@ -63,6 +63,7 @@ static const char *const agent_role_table[_AGENT_ROLE_MAX] = {
         [AGENT_ROLE_CPU] = "cpu",   [AGENT_ROLE_MEMORY] = "memory",
         [AGENT_ROLE_FS] = "fs",     [AGENT_ROLE_NETWORK] = "network",
         [AGENT_ROLE_LOAD] = "load", [AGENT_ROLE_FUZZ] = "fuzz",
+        [AGENT_ROLE_HOST] = "host",
 };
 
 /* The reference's second names of the roles. */
@@ -232,13 +233,17 @@ size_t fault_comp_n_verify(const struct fault_comp *c) {
         return count(c->verify);
 }
 
-void agent_roles_for(const char *const *fault_ids, size_t n, char *buf, size_t size) {
+unsigned fault_roles_on(const struct fault_def *f, bool host_process) {
+        return ROLE_BIT(f->role) | (host_process ? ROLES_HOST_TARGET : 0u);
+}
+
+void agent_roles_for(const char *const *fault_ids, size_t n, bool host_targets, char *buf, size_t size) {
         unsigned roles = 0;
         size_t len = 0;
         for (size_t i = 0; i < n; i++) {
                 const struct fault_def *f = catalog_find(fault_ids[i]);
                 if (f)
-                        roles |= ROLE_BIT(f->role);
+                        roles |= fault_roles_on(f, host_targets);
         }
         if (size)
                 buf[0] = '\0';

@@ -76,7 +76,10 @@ enum reversibility {
         _REVERSIBILITY_MAX,
 };
 
-/* Which role an agent needs to apply a fault (mayhem-agent serve --roles). */
+/* Which role an agent needs to apply a fault (mayhem-agent serve --roles).
+ * AGENT_ROLE_HOST is no fault's own: it is what a fault on a plain host
+ * process needs besides the fault's role (fault_roles_on()), and it is not in
+ * the default set, so an agent started without it touches only containers. */
 enum agent_role {
         AGENT_ROLE_PROC,      /* "proc" or "process" */
         AGENT_ROLE_CONTAINER, /* "container" or "node" */
@@ -86,9 +89,12 @@ enum agent_role {
         AGENT_ROLE_NETWORK, /* "network" or "net" */
         AGENT_ROLE_LOAD,
         AGENT_ROLE_FUZZ,
+        AGENT_ROLE_HOST, /* plain host processes as targets */
         _AGENT_ROLE_MAX,
 };
 #define ROLE_BIT(r) (1u << (r))
+/* What any target that is a plain host process needs. */
+#define ROLES_HOST_TARGET ROLE_BIT(AGENT_ROLE_HOST)
 
 /* What of the target a fault changes: the agent's resource_access check. */
 enum resource_kind {
@@ -281,8 +287,12 @@ const char *net_action_to_string(enum net_action a);
 const struct fault_comp *fault_comp_for(const struct fault_def *f, bool host_process);
 size_t fault_comp_n_undo(const struct fault_comp *c);
 size_t fault_comp_n_verify(const struct fault_comp *c);
+/* The roles (ROLE_BIT) an agent needs for f on a target: the fault's own,
+ * and on a plain host process AGENT_ROLE_HOST too. */
+unsigned fault_roles_on(const struct fault_def *f, bool host_process);
 /* The roles of the given faults, as "proc,container" for mayhem-agent serve
- * --roles; unknown ids are skipped. */
-void agent_roles_for(const char *const *fault_ids, size_t n, char *buf, size_t size);
+ * --roles, with "host" when host_targets (some of them act on a plain host
+ * process); unknown ids are skipped. */
+void agent_roles_for(const char *const *fault_ids, size_t n, bool host_targets, char *buf, size_t size);
 const char *param_type_to_string(enum param_type t);
 int param_type_from_string(const char *s);

@@ -11,7 +11,8 @@ static bool needs_compose(const struct drill_spec *s) {
 }
 
 int cli_inputs_load(
-        const char *spec_path, const char *compose_path, struct cli_inputs *in, struct mh_error *reterr) {
+        const char *spec_path, const char *compose_path, enum plan_host host, struct cli_inputs *in,
+        struct mh_error *reterr) {
         _cleanup_free_ char *found = NULL;
         int r;
 
@@ -26,7 +27,7 @@ int cli_inputs_load(
         }
         if (compose_path && (r = compose_load(compose_path, &in->topology, reterr)) < 0)
                 return r;
-        return plan_build(in->spec, in->topology, &in->plan, reterr);
+        return plan_build_on(in->spec, in->topology, host, &in->plan, reterr);
 }
 
 void cli_inputs_done(struct cli_inputs *in) {

@@ -5,8 +5,9 @@
 #include "plan/plan.h"
 #include "topology/topology.h"
 
-/* What `prepare` (and later `run`) start from: the drill, the compose
- * topology (-c, else compose.yaml & co. in the working directory), the plan. */
+/* What `prepare` and `run` start from: the drill, the compose topology (-c,
+ * else compose.yaml & co. in the working directory), the plan, gated for
+ * host targets on this machine or behind a remote agent (plan.h). */
 struct cli_inputs {
         struct drill_spec *spec;
         struct topology *topology;
@@ -14,6 +15,7 @@ struct cli_inputs {
 };
 
 int cli_inputs_load(
-        const char *spec_path, const char *compose_path, struct cli_inputs *in, struct mh_error *reterr);
+        const char *spec_path, const char *compose_path, enum plan_host host, struct cli_inputs *in,
+        struct mh_error *reterr);
 void cli_inputs_done(struct cli_inputs *in);
 void cli_inputs_warn(const struct cli_ctx *ctx, const struct cli_inputs *in);

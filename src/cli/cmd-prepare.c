@@ -20,7 +20,8 @@ static const struct cli_opt prepare_opts[] = {
 
 static int load(
         struct cli_ctx *ctx, const struct cli_args *args, struct cli_inputs *in, struct mh_error *reterr) {
-        int r = cli_inputs_load(args->positional[0], cli_arg(ctx, args, "compose"), in, reterr);
+        int r = cli_inputs_load(
+                args->positional[0], cli_arg(ctx, args, "compose"), PLAN_HOST_LOCAL, in, reterr);
         if (r >= 0 && !cli_arg(ctx, args, "json")) /* JSON output carries the warnings itself */
                 cli_inputs_warn(ctx, in);
         return r;

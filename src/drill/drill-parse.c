@@ -110,9 +110,10 @@ static int parse_selection(struct dparser *p, const struct ynode *n) {
 }
 
 /* targets: NAME: {runtime, docker | kubernetes, selection, faults} */
-/* process: {pid: N} or {name: COMM} — a plain host process. */
+/* process: {pid: N} or {name: COMM, include_containers: BOOL} — a plain host
+ * process; by name only outside containers unless include_containers. */
 static int parse_process(struct dparser *p, const struct ynode *n, struct drill_target *t) {
-        static const char *const keys[] = { "pid", "name", NULL };
+        static const char *const keys[] = { "pid", "name", "include_containers", NULL };
         size_t mark = dp_enter_key(p, "process");
         int r;
         if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_check_keys(p, n, keys)) < 0)
@@ -120,8 +121,14 @@ static int parse_process(struct dparser *p, const struct ynode *n, struct drill_
         if (!dp_get(n, "pid") == !dp_get(n, "name"))
                 return dp_fail(p, n, "a process target needs exactly one of 'pid' or 'name'");
         if ((r = dp_int(p, n, "pid", 1, INT32_MAX, &t->process_pid)) < 0 ||
-            (r = dp_id(p, n, "name", &t->process_name)) < 0)
+            (r = dp_id(p, n, "name", &t->process_name)) < 0 ||
+            (r = dp_bool(p, n, "include_containers", &t->process_include_containers)) < 0)
                 return r;
+        if (dp_get(n, "pid") && dp_get(n, "include_containers"))
+                return dp_fail(
+                        p, dp_get(n, "include_containers"),
+                        "include_containers goes with 'name': a pid names one process wherever it runs");
+        t->process_pos = dp_pos(dp_get(n, "pid") ? dp_get(n, "pid") : dp_get(n, "name"));
         if (t->process_name && strlen(t->process_name) > 15)
                 return dp_fail(
                         p, dp_get(n, "name"), "'%s' is longer than a process name can be (15 characters)",

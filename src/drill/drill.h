@@ -158,6 +158,8 @@ struct drill_target {
         const char *container_name; /* docker: the container to resolve; equals name under containers: */
         const char *process_name;   /* process: by /proc/PID/comm ... */
         int64_t process_pid;        /* ... or by pid (> 0) */
+        bool process_include_containers; /* by name: processes inside containers match too */
+        struct srcpos process_pos;       /* of the pid or name value */
         struct drill_k8s_ref k8s;
         struct drill_fault *faults;
         size_t n_faults;

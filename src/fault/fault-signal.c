@@ -82,11 +82,13 @@ int fault_process_gone(const struct fault_exec *fx, bool *ret, char *detail, siz
         return 0;
 }
 
-/* A host process by the name it had: one of that name runs (again). */
+/* A host process by the name it had: one of that name runs (again), where
+ * it ran (on the host, or in a container when the drill let it match one). */
 static int look_running(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
         struct proc_identity now;
         struct mh_error why = { 0 };
-        *ret = proc_find_by_name(fx->target.container_name, &now, &why) >= 0 || why.code == -ENOTUNIQ;
+        enum proc_scope scope = fx->target.contained ? PROC_SCOPE_ANY : PROC_SCOPE_HOST;
+        *ret = proc_find_by_name(fx->target.container_name, scope, &now, &why) >= 0 || why.code == -ENOTUNIQ;
         snprintf(detail, size, "%.200s", *ret ? "a process of that name runs" : why.msg);
         return 0;
 }

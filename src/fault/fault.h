@@ -32,11 +32,14 @@ struct target_identity {
         char container_name[256];
         char started_at[48];       /* container start, from the engine */
         struct proc_identity main; /* host pid + start time of the main process; pid 0 when not running */
+        bool contained;            /* engine "host": the process runs inside a container (proc-scope.h) */
 };
 
-/* A plain host process, by pid (> 0) or by name. */
+/* A plain host process, by pid (> 0) or by name among the processes of
+ * scope (by pid, whatever it runs in). */
 int target_identity_of_process(
-        int64_t pid, const char *name, struct target_identity *ret, struct mh_error *reterr);
+        int64_t pid, const char *name, enum proc_scope scope, struct target_identity *ret,
+        struct mh_error *reterr);
 bool target_is_host_process(const struct target_identity *t);
 int target_identity_resolve(
         struct engine *e, const char *container, struct target_identity *ret, struct mh_error *reterr);

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "basic/proc-scope.h"
+
 static void copy(char *dst, size_t size, const char *src) {
         snprintf(dst, size, "%s", src ? src : "");
 }
@@ -24,27 +26,33 @@ int target_identity_resolve(
         return 0;
 }
 
+/* "contained" only when true, so a container's identity and a host
+ * process's outside containers read as they always have. */
 json_t *target_identity_json(const struct target_identity *t) {
-        return json_pack(
+        json_t *o = json_pack(
                 "{s:s, s:s, s:s, s:s, s:i, s:I}", "engine", t->engine, "container_id", t->container_id,
                 "container_name", t->container_name, "started_at", t->started_at, "pid", (int)t->main.pid,
                 "pid_start_time", (json_int_t)t->main.start_time);
+        if (o && t->contained)
+                json_object_set_new(o, "contained", json_true());
+        return o;
 }
 
 int target_identity_from_json(const json_t *j, struct target_identity *ret, struct mh_error *reterr) {
         const char *engine = NULL, *id = NULL, *name = NULL, *started = NULL;
-        int pid = 0;
+        int pid = 0, contained = 0;
         json_int_t start_time = 0;
         json_error_t err;
         if (json_unpack_ex(
-                    (json_t *)j, &err, 0, "{s:s, s:s, s:s, s:s, s:i, s:I}", "engine", &engine,
+                    (json_t *)j, &err, 0, "{s:s, s:s, s:s, s:s, s:i, s:I, s?b}", "engine", &engine,
                     "container_id", &id, "container_name", &name, "started_at", &started, "pid", &pid,
-                    "pid_start_time", &start_time) < 0 ||
+                    "pid_start_time", &start_time, "contained", &contained) < 0 ||
             pid < 0 || start_time < 0)
                 return mh_error_fail(
                         reterr, -EPROTO, "bad_identity", "runtime identity in the lease is malformed: %s",
                         err.text);
-        struct target_identity t = { .main = { .pid = pid, .start_time = (uint64_t)start_time } };
+        struct target_identity t = { .main = { .pid = pid, .start_time = (uint64_t)start_time },
+                                     .contained = contained };
         copy(t.engine, sizeof(t.engine), engine);
         copy(t.container_id, sizeof(t.container_id), id);
         copy(t.container_name, sizeof(t.container_name), name);
@@ -53,26 +61,19 @@ int target_identity_from_json(const json_t *j, struct target_identity *ret, stru
         return 0;
 }
 
-static void comm_of(pid_t pid, char *buf, size_t size) {
-        char path[64];
-        snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
-        FILE *f = fopen(path, "re");
-        if (!f || !fgets(buf, (int)size, f))
-                snprintf(buf, size, "pid %d", (int)pid);
-        buf[strcspn(buf, "\n")] = '\0';
-        if (f)
-                fclose(f);
-}
-
 int target_identity_of_process(
-        int64_t pid, const char *name, struct target_identity *ret, struct mh_error *reterr) {
+        int64_t pid, const char *name, enum proc_scope scope, struct target_identity *ret,
+        struct mh_error *reterr) {
         struct target_identity t = { 0 };
         int r = pid > 0 ? proc_identity_read((pid_t)pid, &t.main, reterr)
-                        : proc_find_by_name(name, &t.main, reterr);
+                        : proc_find_by_name(name, scope, &t.main, reterr);
         if (r < 0)
                 return r;
         copy(t.engine, sizeof(t.engine), "host");
-        comm_of(t.main.pid, t.container_name, sizeof(t.container_name));
+        proc_comm(t.main.pid, t.container_name, sizeof(t.container_name));
+        if (strcmp(t.container_name, "?") == 0)
+                snprintf(t.container_name, sizeof(t.container_name), "pid %d", (int)t.main.pid);
+        t.contained = proc_in_container(t.main.pid) != 0;
         *ret = t;
         return 0;
 }

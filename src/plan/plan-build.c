@@ -269,6 +269,12 @@ static int fingerprint(struct plan_builder *b) {
 int plan_build(
         const struct drill_spec *spec, const struct topology *topo, struct plan **ret,
         struct mh_error *reterr) {
+        return plan_build_on(spec, topo, PLAN_HOST_LOCAL, ret, reterr);
+}
+
+int plan_build_on(
+        const struct drill_spec *spec, const struct topology *topo, enum plan_host host, struct plan **ret,
+        struct mh_error *reterr) {
         _cleanup_(plan_freep) struct plan *pl = calloc(1, sizeof(*pl));
         int r;
 
@@ -278,7 +284,7 @@ int plan_build(
         arena_init(&pl->arena, 0);
         pl->spec = spec;
         pl->topology = topo;
-        struct plan_builder b = { .plan = pl, .spec = spec, .topo = topo, .reterr = reterr };
+        struct plan_builder b = { .plan = pl, .spec = spec, .topo = topo, .reterr = reterr, .host = host };
         if ((r = drill_spec_check(spec, reterr)) < 0 || (r = resolve_targets(&b)) < 0 ||
             (r = plan_faults(&b)) < 0 || (r = plan_steps(&b)) < 0 || (r = plan_collect_warnings(&b)) < 0 ||
             (r = fingerprint(&b)) < 0)

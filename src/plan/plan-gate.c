@@ -5,13 +5,28 @@
 
 #include "basic/strv.h"
 
-static int refuse(struct plan_builder *b, struct plan_fault *f, const char *rule, const char *reason) {
+static int refuse_at(
+        struct plan_builder *b, struct plan_fault *f, struct srcpos pos, const char *rule,
+        const char *reason) {
         int r = pb_decide(b, rule, f, false, "%s", reason);
         if (r < 0)
                 return r;
-        r = pb_fail(b, f->src->pos, "safety refused: %s [%s]", reason, rule);
+        r = pb_fail(b, pos, "safety refused: %s [%s]", reason, rule);
         mh_error_reclass(b->reterr, MH_EXIT_SAFETY_REFUSAL, "safety_refusal");
         return r;
+}
+
+static int refuse(struct plan_builder *b, struct plan_fault *f, const char *rule, const char *reason) {
+        return refuse_at(b, f, f->src->pos, rule, reason);
+}
+
+/* Refused where the drill names the process (plan-host.c). */
+static int gate_host_target(struct plan_builder *b, struct plan_fault *f) {
+        const char *rule = NULL;
+        char reason[512];
+        if (!plan_host_refusal(b, f->target->src, &rule, reason, sizeof(reason)))
+                return 0;
+        return refuse_at(b, f, f->target->src->process_pos, rule, reason);
 }
 
 static int gate_node_kind(struct plan_builder *b, struct plan_fault *f) {
@@ -66,7 +81,8 @@ static int gate_compensation(struct plan_builder *b, struct plan_fault *f) {
 
 int plan_gate_fault(struct plan_builder *b, struct plan_fault *f) {
         int r;
-        if ((r = gate_node_kind(b, f)) < 0 || (r = gate_host_clock(b, f)) < 0 || (r = gate_risk(b, f)) < 0 ||
+        if ((r = gate_node_kind(b, f)) < 0 || (r = gate_host_target(b, f)) < 0 ||
+            (r = gate_host_clock(b, f)) < 0 || (r = gate_risk(b, f)) < 0 ||
             (r = gate_compensation(b, f)) < 0)
                 return r;
         return pb_decide(b, "policy.allow", f, true, "%s: admitted", f->src->def->id);

@@ -7,6 +7,7 @@ struct plan_builder {
         const struct drill_spec *spec;
         const struct topology *topo;
         struct mh_error *reterr;
+        enum plan_host host;
         size_t decisions_cap, warnings_cap;
 };
 
@@ -22,5 +23,11 @@ int plan_gate_fault(struct plan_builder *b, struct plan_fault *f);
 /* Lanes of one parallel step run at once: two on the same container or
  * process with faults that conflict (catalog.h) are refused (exit 5). */
 int plan_gate_lanes(struct plan_builder *b, const struct plan_step *ps);
+/* plan-host.c: 1 with the gate's rule and a one-line reason when t is a host
+ * process a drill never targets (init, a kernel thread, the controller's own
+ * process tree, mayhem's programs), else 0. Reads /proc. */
+int plan_host_refusal(
+        const struct plan_builder *b, const struct drill_target *t, const char **ret_rule, char *reason,
+        size_t size);
 /* plan-warn.c: things worth saying that do not stop the plan. */
 int plan_collect_warnings(struct plan_builder *b);

@@ -26,7 +26,16 @@ json_t *plan_json_param(const struct param_value *v) {
         }
 }
 
-json_t *plan_json_probe(const struct drill_probe *p) {
+/* exec and file probes read or run something on a machine: the plan says
+ * which. Today that is always the controller's own host, as the controller's
+ * user, never through the agent (so no agent role governs them); a check
+ * with another execution locus is refused by the runner. */
+static void set_runs_on(json_t *o, const struct drill_probe *p, bool on_host) {
+        if (on_host && (p->type == PROBE_EXEC || p->type == PROBE_FILE))
+                json_object_set_new(o, "runs_on", json_string("controller_host"));
+}
+
+static json_t *probe_json(const struct drill_probe *p, bool on_host) {
         json_t *o = json_pack(
                 "{s:s, s:I}", "type", probe_type_to_string(p->type), "timeout_ms",
                 (json_int_t)p->timeout_ms);
@@ -64,13 +73,18 @@ json_t *plan_json_probe(const struct drill_probe *p) {
                 set_str(o, "contains", p->contains);
                 break;
         }
+        set_runs_on(o, p, on_host);
         return o;
+}
+
+json_t *plan_json_probe(const struct drill_probe *p) {
+        return probe_json(p, true);
 }
 
 json_t *plan_json_check(const struct drill_check *c) {
         json_t *o = json_pack(
                 "{s:s, s:s, s:o}", "id", c->id, "execution", check_locus_to_string(c->execution), "probe",
-                plan_json_probe(&c->probe));
+                probe_json(&c->probe, c->execution == CHECK_LOCUS_HOST));
         if (o)
                 set_str(o, "target", c->target);
         return o;

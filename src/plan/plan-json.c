@@ -19,6 +19,8 @@ static json_t *target_json(const struct plan_target *t) {
                         t->label, "node_kinds", node_kinds_json(t->node_kinds));
                 if (o && t->src->process_pid > 0)
                         json_object_set_new(o, "pid", json_integer(t->src->process_pid));
+                if (o && t->src->process_include_containers)
+                        json_object_set_new(o, "include_containers", json_true());
                 return o;
         }
         return json_pack(

@@ -80,11 +80,26 @@ struct plan {
         char run_id[PLAN_RUN_ID_MAX]; /* r-<name>-<first 6 hex of the fingerprint> */
 };
 
+/* Where a drill's host-process targets live, for the host gate: on the
+ * machine planning it (its /proc tells init, kernel threads and the
+ * controller's own process tree apart), or behind an agent on another host
+ * (only what holds on every host is refused here: pid 1 and mayhem's own
+ * program names; that agent refuses the rest for its own host). */
+enum plan_host {
+        PLAN_HOST_LOCAL,
+        PLAN_HOST_REMOTE,
+        _PLAN_HOST_MAX,
+};
+
 /* Resolves, gates, compensates and fingerprints. Errors point into the drill
  * (exit 4), or are safety refusals (exit 5). Nothing is touched. topo may be
- * NULL when every target is a host process. */
+ * NULL when every target is a host process. plan_build() is
+ * plan_build_on(PLAN_HOST_LOCAL); the plan's bytes do not depend on host. */
 int plan_build(
         const struct drill_spec *spec, const struct topology *topo, struct plan **ret,
+        struct mh_error *reterr);
+int plan_build_on(
+        const struct drill_spec *spec, const struct topology *topo, enum plan_host host, struct plan **ret,
         struct mh_error *reterr);
 struct plan *plan_free(struct plan *plan);
 DEFINE_FREEP(struct plan, plan_free)
@@ -98,7 +113,9 @@ json_t *plan_fault_params_json(const struct drill_fault *f);
 /* The gate outcomes: [{rule, fault, outcome, reason}]. */
 json_t *plan_decisions_json(const struct plan *plan);
 
-/* plan-json-spec.c: the drill parts a plan carries verbatim, typed. */
+/* plan-json-spec.c: the drill parts a plan carries verbatim, typed. An exec
+ * or file probe that runs on the controller's host says so ("runs_on":
+ * "controller_host"): every one outside a check with another locus. */
 json_t *plan_json_probe(const struct drill_probe *p);
 json_t *plan_json_check(const struct drill_check *c);
 json_t *plan_json_config(const struct drill_config *c);

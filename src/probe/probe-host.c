@@ -72,7 +72,8 @@ static bool process_runs(const struct drill_probe *p) {
         struct proc_identity id;
         struct mh_error why = { 0 };
         if (p->process_name)
-                return proc_find_by_name(p->process_name, &id, &why) >= 0 || why.code == -ENOTUNIQ;
+                return proc_find_by_name(p->process_name, PROC_SCOPE_ANY, &id, &why) >= 0 ||
+                       why.code == -ENOTUNIQ;
         return proc_identity_read((pid_t)p->pid, &id, NULL) >= 0 && proc_state(&id, NULL, NULL) >= 0;
 }
 

@@ -123,12 +123,15 @@ static int start_agent(struct recovery *rc, const json_t *leases, struct mh_erro
         const char *ids[256];
         char roles[256];
         size_t n = 0, i;
+        bool host = false;
         json_t *l;
-        json_array_foreach(leases, i, l) if (n < ELEMENTSOF(ids) && selected(rc, l)) ids[n++] =
-                str(l, "fault_id");
+        json_array_foreach(leases, i, l) if (n < ELEMENTSOF(ids) && selected(rc, l)) {
+                ids[n++] = str(l, "fault_id");
+                host = host || strcmp(str(json_object_get(l, "runtime_identity"), "engine"), "host") == 0;
+        }
         if (n == 0 || rc->agent)
                 return 0;
-        agent_roles_for(ids, n, roles, sizeof(roles));
+        agent_roles_for(ids, n, host, roles, sizeof(roles));
         struct agent_client_options o = { .roles = roles, .run_id = "recovery" };
         return agent_client_start(&o, &rc->agent, reterr);
 }

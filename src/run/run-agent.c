@@ -123,7 +123,9 @@ static json_t *target_request(struct runner *r, const struct plan_target *t) {
                         t->container->name);
         if (src->process_pid > 0)
                 return json_pack("{s:s, s:I}", "engine", "host", "pid", (json_int_t)src->process_pid);
-        return json_pack("{s:s, s:s}", "engine", "host", "name", src->process_name);
+        return json_pack(
+                "{s:s, s:s, s:b}", "engine", "host", "name", src->process_name, "include_containers",
+                src->process_include_containers);
 }
 
 int runner_resolve(struct runner *r, const struct plan_target *t, json_t **ret, struct mh_error *reterr) {

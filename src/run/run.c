@@ -117,8 +117,9 @@ static int agent_preflight(struct runner *r, struct mh_error *reterr) {
         return x;
 }
 
-/* One agent for the run, with the roles its faults need, reaching the
- * engine through the controller's socket when it runs here. */
+/* One agent for the run, with the roles its faults need (and the host role
+ * only when one of them acts on a plain host process), reaching the engine
+ * through the controller's socket when it runs here. */
 static int start_agent(struct runner *r, struct mh_error *reterr) {
         const char *ids[DRILL_LIST_MAX];
         char roles[256], socket[300];
@@ -129,9 +130,12 @@ static int start_agent(struct runner *r, struct mh_error *reterr) {
                                           .run_id = r->run_id,
                                           .on_lost = agent_lost,
                                           .userdata = r };
-        for (size_t i = 0; i < n; i++)
+        bool host = false;
+        for (size_t i = 0; i < n; i++) {
                 ids[i] = r->plan->faults[i].src->def->id;
-        agent_roles_for(ids, n, roles, sizeof(roles));
+                host = host || r->plan->faults[i].target->src->runtime == TARGET_RUNTIME_PROCESS;
+        }
+        agent_roles_for(ids, n, host, roles, sizeof(roles));
         if (r->opt->engine && !r->opt->agent_ssh) {
                 snprintf(socket, sizeof(socket), "%s:%s", r->engine_kind, engine_socket(r->opt->engine));
                 o.engine_socket = socket;

@@ -17,13 +17,23 @@
 
 #include <jansson.h>
 
+#include "agent/agent-client.h"
+#include "common/agent-lease.h"
 #include "common/proc-stat.h"
 #include "common/run-command.h"
 
 /* Faults on a plain host process (no engine at all): a child of this test
  * with a name of its own is paused by name and by pid, and killed; with a
  * supervisor (this test restarting it) the kill verifies, without one the
- * lease is dirty and the run exits 7. */
+ * lease is dirty and the run exits 7.
+ *
+ * The host gate: drills naming pid 1, kthreadd, this test (the controller's
+ * parent) or its parent are refused at plan time (exit 5) and nothing is
+ * journalled; the real agent, sent the same targets directly, refuses them
+ * too (-32004), and without the host role any host process (-32001). A name
+ * that only a process inside a container has (a dockerd container of this
+ * test's own) matches nothing, and that process is never stopped, unless the
+ * drill says include_containers: true. */
 
 #define NAME "mayhem-itproc"
 
@@ -180,6 +190,265 @@ static void test_missing_process_touches_nothing(void **state) {
         cmd_result_done(&r);
 }
 
+/* The first line of what mayhem printed on stderr that has want in it. */
+static void assert_refused(struct cmd_result *r, int exit, const char *want) {
+        if (r->exit != exit || !strstr(r->err, want))
+                fail_msg("exit %d (wanted %d with \"%s\")\n%s%s", r->exit, exit, want, r->out, r->err);
+        print_message(
+                "exit %d: %.300s", r->exit, strstr(r->err, "error:") ? strstr(r->err, "error:") : r->err);
+}
+
+static void refused_at_plan_time(const char *target, const char *want) {
+        char st[32];
+        write_drill(target, "      - {fault: proc.pause, duration: 1s}\n");
+        struct cmd_result r = mayhem();
+        assert_refused(&r, 5, want);
+        cmd_result_done(&r);
+        assert_string_equal(first_row("leases", "state", st, sizeof(st)), "?"); /* nothing journalled */
+}
+
+static void test_plan_refuses_protected_processes(void **state) {
+        char target[64], want[256], comm[32];
+        struct proc_stat st;
+        FILE *f = fopen("/proc/self/comm", "re");
+        assert_non_null(f);
+        assert_non_null(fgets(comm, sizeof(comm), f));
+        fclose(f);
+        comm[strcspn(comm, "\n")] = '\0';
+        refused_at_plan_time("{pid: 1}", "is the init process; a drill never targets it [safety.host_init]");
+        snprintf(target, sizeof(target), "{pid: %d}", (int)getpid()); /* mayhem's parent */
+        snprintf(
+                want, sizeof(want),
+                "error: safety refused: target 'victim': pid %d (%s) is the controller's parent; a drill "
+                "never "
+                "targets it [safety.host_mayhem]",
+                (int)getpid(), comm);
+        refused_at_plan_time(target, want);
+        if (getppid() > 1) {
+                snprintf(target, sizeof(target), "{pid: %d}", (int)getppid());
+                refused_at_plan_time(target, "is an ancestor of the controller (2 generations up)");
+        }
+        if (proc_stat_read(2, &st) && st.ppid == 0 && proc_comm_is(2, "kthreadd")) {
+                refused_at_plan_time(
+                        "{pid: 2}", "pid 2 (kthreadd) is a kernel thread; a drill never targets it "
+                                    "[safety.host_kernel_thread]");
+                refused_at_plan_time(
+                        "{name: kthreadd}", "target 'victim' (name 'kthreadd'): pid 2 (kthreadd) is a "
+                                            "kernel thread");
+        }
+        refused_at_plan_time("{name: mayhem-agent}", "'mayhem-agent' is the name of mayhem's own program");
+        snprintf(target, sizeof(target), "{name: %s}", comm); /* this test by name: unique, an ancestor */
+        refused_at_plan_time(target, "is the controller's parent");
+}
+
+static struct agent_client *start_agent(const char *roles) {
+        struct agent_client *a = NULL;
+        struct mh_error e = { 0 };
+        struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT_BIN"),
+                                          .roles = roles,
+                                          .run_id = "host" };
+        if (agent_client_start(&o, &a, &e) < 0)
+                fail_msg("agent: %s", e.msg);
+        return a;
+}
+
+/* target.resolve {engine: host, pid}: the error, or 0. */
+static int resolve_pid(struct agent_client *a, pid_t pid, struct mh_error *e) {
+        json_t *res = NULL;
+        int r = agent_client_call(
+                a, "target.resolve",
+                json_pack("{s:{s:s, s:i}}", "target", "engine", "host", "pid", (int)pid), 15000, &res, e);
+        json_decref(res);
+        return r;
+}
+
+/* A lease for proc.pause on pid as the controller would journal it. */
+static json_t *pause_lease(pid_t pid) {
+        struct proc_stat st = { 0 };
+        static unsigned n;
+        char id[32];
+        assert_true(proc_stat_read(pid, &st));
+        json_t *identity = json_pack(
+                "{s:s, s:s, s:s, s:s, s:i, s:I}", "engine", "host", "container_id", "", "container_name",
+                "x", "started_at", "", "pid", (int)pid, "pid_start_time", (json_int_t)st.start_time);
+        snprintf(id, sizeof(id), "l-host%08x%04x", (unsigned)getpid(), ++n);
+        json_t *l = agent_lease_new(id, "proc.pause", identity, NULL, NULL);
+        json_decref(identity);
+        assert_non_null(l);
+        return l;
+}
+
+/* Refused by the agent, resolved or injected, with the message and the exit class the CLI gives it. */
+static void agent_refuses(struct agent_client *a, pid_t pid, int exit, const char *want) {
+        struct mh_error e = { 0 };
+        json_t *l = pause_lease(pid);
+        char before = proc_state_of(pid);
+        if (resolve_pid(a, pid, &e) >= 0 || !strstr(e.msg, want) || (int)e.exit != exit)
+                fail_msg(
+                        "target.resolve pid %d: exit %d, %s (wanted \"%s\")", (int)pid, (int)e.exit, e.msg,
+                        want);
+        e = (struct mh_error){ 0 };
+        if (agent_lease_call(a, l, "inject", NULL, &e) >= 0 || !strstr(e.msg, want) || (int)e.exit != exit)
+                fail_msg("inject pid %d: exit %d, %s (wanted \"%s\")", (int)pid, (int)e.exit, e.msg, want);
+        print_message("refused: %.300s\n", e.msg);
+        usleep(50000); /* a stop, had one been sent, is delivered by now */
+        assert_int_equal(proc_state_of(pid), before);
+        json_decref(l);
+}
+
+/* The agent checks on its own side: its own pid, its parent (this test,
+ * standing for the controller that started it), its grandparent, pid 1,
+ * kthreadd. */
+static void test_agent_refuses_protected_processes(void **state) {
+        struct agent_client *a = start_agent("proc,host");
+        struct proc_stat st;
+        agent_refuses(a, 1, 5, "is the init process: the agent never acts on it; nothing was touched");
+        agent_refuses(
+                a, agent_client_pid(a), 5, "(mayhem-agent) is the agent itself: the agent never acts on it");
+        agent_refuses(
+                a, getpid(), 5, "is the agent's parent: the agent never acts on it; nothing was touched");
+        if (getppid() > 1)
+                agent_refuses(a, getppid(), 5, "is an ancestor of the agent (2 generations up)");
+        if (proc_stat_read(2, &st) && st.ppid == 0 && proc_comm_is(2, "kthreadd"))
+                agent_refuses(a, 2, 5, "pid 2 (kthreadd) is a kernel thread: the agent never acts on it");
+        a = agent_client_stop(a);
+}
+
+/* Without the host role a host process is neither resolved nor touched. */
+static void test_agent_without_host_role(void **state) {
+        struct agent_client *a = start_agent("proc");
+        pid_t v = start_victim();
+        for (int i = 0; i < 200 && !proc_comm_is(v, NAME); i++)
+                usleep(5000);
+        agent_refuses(a, v, 5, "a host process: it needs role host");
+        assert_int_equal(proc_state_of(v), 'S');
+        a = agent_client_stop(a);
+        kill(v, SIGKILL);
+        waitpid(v, NULL, 0);
+}
+
+static char ctr_name[64], ctr_comm[16];
+
+static bool docker(const char *const *argv, char *out, size_t size) {
+        struct cmd_result r = run_command(NULL, argv);
+        bool ok = r.exit == 0;
+        if (out)
+                snprintf(out, size, "%s", r.out ? r.out : "");
+        if (!ok)
+                print_message("%s %s: exit %d %s", argv[0], argv[1], r.exit, r.err ? r.err : "");
+        cmd_result_done(&r);
+        return ok;
+}
+
+/* A container of this test whose main process has a name no host process
+ * has: the host's static busybox mounted as /busybox-mhNNNNN (busybox runs
+ * as its multiplexer under any name starting with "busybox"). Its host pid,
+ * or 0 (the test is skipped) when dockerd does not answer. */
+static pid_t start_container(void) {
+        char vol[96], exe[24], pid[32];
+        snprintf(ctr_name, sizeof(ctr_name), "mayhem-itest-host-%d", (int)getpid());
+        snprintf(ctr_comm, sizeof(ctr_comm), "busybox-mh%05u", (unsigned)getpid() % 100000u);
+        snprintf(vol, sizeof(vol), "/bin/busybox:/%s:ro", ctr_comm);
+        snprintf(exe, sizeof(exe), "/%s", ctr_comm);
+        if (!docker((const char *const[]){ "docker", "info", "-f", "{{.ID}}", NULL }, NULL, 0))
+                return 0;
+        assert_true(
+                docker((const char *const[]){ "docker", "run", "-d", "--name", ctr_name, "-v", vol,
+                                              "mayhem-test-busybox:latest", exe, "sleep", "600", NULL },
+                       NULL, 0));
+        assert_true(
+                docker((const char *const[]){ "docker", "inspect", "-f", "{{.State.Pid}}", ctr_name, NULL },
+                       pid, sizeof(pid)));
+        pid_t p = (pid_t)strtol(pid, NULL, 10);
+        assert_true(p > 0);
+        for (int i = 0; i < 200 && !proc_comm_is(p, ctr_comm); i++)
+                usleep(5000);
+        assert_true(proc_comm_is(p, ctr_comm));
+        return p;
+}
+
+static int remove_container(void **state) {
+        if (ctr_name[0])
+                docker((const char *const[]){ "docker", "rm", "-f", ctr_name, NULL }, NULL, 0);
+        ctr_name[0] = '\0';
+        return reap_victims(state);
+}
+
+/* Samples a process's state every millisecond while a run goes on. */
+struct watch {
+        pid_t pid;
+        volatile bool done;
+        unsigned samples, stopped;
+};
+
+static void *watch_state(void *arg) {
+        struct watch *w = arg;
+        while (!w->done) {
+                char st = proc_state_of(w->pid);
+                w->samples++;
+                w->stopped += st == 'T' || st == 't';
+                usleep(1000);
+        }
+        return NULL;
+}
+
+static struct cmd_result run_watched(struct watch *w) {
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, watch_state, w), 0);
+        struct cmd_result r = mayhem();
+        w->done = true;
+        pthread_join(t, NULL);
+        return r;
+}
+
+/* By name, a process inside a container is not a host process: the run
+ * refuses before any lease and the container's process is never stopped. */
+static void test_name_in_container_untouched(void **state) {
+        char target[96], want[256], st[32];
+        pid_t p = start_container();
+        if (!p)
+                skip();
+        snprintf(target, sizeof(target), "{name: %s}", ctr_comm);
+        write_drill(target, "      - {fault: proc.pause, duration: 2s}\n");
+        struct watch w = { .pid = p };
+        struct cmd_result r = run_watched(&w);
+        snprintf(
+                want, sizeof(want),
+                "no host process named '%s' runs: pid %d of that name is in a container (or cannot be read "
+                "as on "
+                "the host); include_containers: true matches it",
+                ctr_comm, (int)p);
+        assert_refused(&r, 3, want);
+        cmd_result_done(&r);
+        print_message(
+                "state of pid %d sampled %u times during the run: stopped %u times\n", (int)p, w.samples,
+                w.stopped);
+        assert_int_equal(w.stopped, 0);
+        assert_int_equal(proc_state_of(p), 'S');
+        assert_string_equal(first_row("leases", "state", st, sizeof(st)), "?");
+}
+
+/* include_containers: true lets the same name match it: paused, then continued. */
+static void test_name_in_container_opt_in(void **state) {
+        char target[96], want[64];
+        pid_t p = start_container();
+        if (!p)
+                skip();
+        snprintf(target, sizeof(target), "{name: %s, include_containers: true}", ctr_comm);
+        write_drill(target, "      - {fault: proc.pause, duration: 1s}\n");
+        struct watch w = { .pid = p };
+        struct cmd_result r = run_watched(&w);
+        snprintf(want, sizeof(want), "in force: process %d is stopped", (int)p);
+        if (r.exit != 0 || !strstr(r.err, want))
+                fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
+        cmd_result_done(&r);
+        print_message(
+                "state of pid %d sampled %u times during the run: stopped %u times\n", (int)p, w.samples,
+                w.stopped);
+        assert_true(w.stopped > 0);
+        assert_int_equal(proc_state_of(p), 'S');
+}
+
 int main(void) {
         snprintf(db, sizeof(db), "/tmp/mayhem-ithost-%d.db", (int)getpid());
         snprintf(drill, sizeof(drill), "/tmp/mayhem-ithost-%d.yaml", (int)getpid());
@@ -189,6 +458,11 @@ int main(void) {
                 cmocka_unit_test_teardown(test_kill_without_supervisor_is_dirty, reap_victims),
                 cmocka_unit_test_teardown(test_missing_process_touches_nothing, reap_victims),
                 cmocka_unit_test_teardown(test_agent_lost_after_apply_is_recovered, reap_victims),
+                cmocka_unit_test_teardown(test_plan_refuses_protected_processes, reap_victims),
+                cmocka_unit_test_teardown(test_agent_refuses_protected_processes, reap_victims),
+                cmocka_unit_test_teardown(test_agent_without_host_role, reap_victims),
+                cmocka_unit_test_teardown(test_name_in_container_untouched, remove_container),
+                cmocka_unit_test_teardown(test_name_in_container_opt_in, remove_container),
         };
         int failed = cmocka_run_group_tests(tests, NULL, NULL);
         unlink(drill);

@@ -761,6 +761,13 @@ static void test_caps_default(void **state) {
                             *res = caps_text(&c, "allowed_resources"),
                             *faults = caps_text(&c, "allowed_faults");
         assert_string_equal(roles, "[\"proc\",\"fs\"]");
+        /* The default set reaches containers only: no plain host process. */
+        assert_false(agent_can_reach_host(&c));
+        assert_false(agent_can_inject_on(&c, F("proc.pause"), true));
+        assert_true(agent_can_inject_on(&c, F("proc.pause"), false));
+        json_t *j = agent_capabilities_json(&c);
+        assert_true(json_is_false(json_object_get(j, "host_targets")));
+        json_decref(j);
         assert_string_equal(caps, "[\"fault_inject\",\"fault_undo\",\"probe_run\",\"resource_access\"]");
         assert_string_equal(res, "[\"process\",\"mount\"]");
         /* fd.exhaust is the fs role's: its resource (the target's process) comes with it. */
@@ -799,6 +806,21 @@ static void test_caps_roles(void **state) {
                 c.roles, ROLE_BIT(AGENT_ROLE_MEMORY) | ROLE_BIT(AGENT_ROLE_FS) |
                                  ROLE_BIT(AGENT_ROLE_CONTAINER) | ROLE_BIT(AGENT_ROLE_PROC));
 
+        /* host: plain host processes, together with a fault's own role; alone it grants no fault. */
+        assert_int_equal(agent_capabilities_from_roles("proc,host", &c, msg, sizeof(msg)), 0);
+        assert_true(agent_can_reach_host(&c));
+        assert_true(agent_can_inject_on(&c, F("proc.pause"), true));
+        assert_true(agent_can_undo_on(&c, F("process.kill"), true));
+        assert_false(agent_can_inject_on(&c, F("cpu.throttle"), true));
+        json_t *j = agent_capabilities_json(&c);
+        assert_true(json_is_true(json_object_get(j, "host_targets")));
+        json_decref(j);
+        assert_int_equal(agent_capabilities_from_roles("host", &c, msg, sizeof(msg)), 0);
+        assert_true(agent_can_reach_host(&c));
+        assert_false(agent_can_inject_on(&c, F("proc.pause"), true));
+        _cleanup_free_ char *none = caps_text(&c, "allowed_faults");
+        assert_string_equal(none, "[]");
+
         /* fuzz touches nothing of the target: no resource access at all. */
         assert_int_equal(agent_capabilities_from_roles("fuzz", &c, msg, sizeof(msg)), 0);
         assert_false(agent_capabilities_has(&c, CAP_RESOURCE_ACCESS));
@@ -830,7 +852,18 @@ static void test_caps_equal_the_catalog(void **state) {
                                 fail_msg(
                                         "--roles %s and %s (role %s): agent says %d", csv, f->id,
                                         agent_role_to_string(f->role), !want);
+                        /* On a plain host process: the fault's role and the host role, both. */
+                        unsigned need = fault_roles_on(f, true);
+                        bool host = (set & need) == need;
+                        if (agent_can_inject_on(&c, f, true) != host ||
+                            agent_can_undo_on(&c, f, true) != host ||
+                            agent_can_inject_on(&c, f, false) != want)
+                                fail_msg(
+                                        "--roles %s and %s on a host process: agent says %d", csv, f->id,
+                                        !host);
                 }
+                if (agent_can_reach_host(&c) != !!(set & ROLE_BIT(AGENT_ROLE_HOST)))
+                        fail_msg("--roles %s: host targets %d", csv, agent_can_reach_host(&c));
         }
         struct agent_capabilities net;
         char msg[256];
@@ -846,8 +879,8 @@ static void test_caps_shell_never(void **state) {
 
         assert_int_equal(
                 agent_capabilities_from_roles(
-                        "proc,process,container,node,cpu,memory,mem,fs,storage,network,net,load,fuzz", &c,
-                        msg, sizeof(msg)),
+                        "proc,process,container,node,cpu,memory,mem,fs,storage,network,net,load,fuzz,host",
+                        &c, msg, sizeof(msg)),
                 0);
         assert_false(agent_capabilities_has(&c, CAP_SHELL_EXEC));
         assert_int_equal(c.roles, (1u << _AGENT_ROLE_MAX) - 1);
@@ -867,7 +900,7 @@ static void test_caps_unknown_role(void **state) {
         assert_string_equal(
                 msg, "unknown role 'prc', did you mean 'proc'? (known roles: proc, process, container, "
                      "node, cpu, "
-                     "memory, mem, fs, storage, network, net, load, fuzz)");
+                     "memory, mem, fs, storage, network, net, load, fuzz, host)");
         assert_memory_equal(&c, &sentinel, sizeof(c));
 
         assert_int_equal(agent_capabilities_from_roles("Proc", &c, msg, sizeof(msg)), -EINVAL);

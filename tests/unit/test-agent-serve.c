@@ -215,20 +215,25 @@ static pid_t victim(void) {
         return pid;
 }
 
-static void inject_pause(struct agent *a, pid_t v, int ttl) {
+/* task.execute of proc.pause in phase on host process v, with its real start time. */
+static json_t *pause_request(struct agent *a, const char *phase, pid_t v, int ttl) {
         char line[1024];
         struct proc_stat st = { 0 };
         assert_true(proc_stat_read(v, &st));
         snprintf(
                 line, sizeof(line),
                 "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"task.execute\",\"params\":{" CTX
-                ",\"fault_id\":\"proc.pause\",\"phase\":\"inject\",\"lease\":{\"id\":\"l-t\",\"fault_id\":"
+                ",\"fault_id\":\"proc.pause\",\"phase\":\"%s\",\"lease\":{\"id\":\"l-t\",\"fault_id\":"
                 "\"proc.pause\",\"ttl_seconds\":%d,\"target\":{\"engine\":\"host\",\"socket\":\"\","
                 "\"container_id\":\"\",\"container_name\":\"victim\",\"started_at\":\"\",\"pid\":%d,"
                 "\"pid_start_time\":%llu},\"undo\":[\"signal.cont\"],\"verify\":[\"process.not_stopped\"],"
                 "\"effect\":\"process.stopped\"}}}",
-                ttl, (int)v, st.start_time);
-        json_t *r = ask(a, line);
+                phase, ttl, (int)v, st.start_time);
+        return ask(a, line);
+}
+
+static void inject_pause(struct agent *a, pid_t v, int ttl) {
+        json_t *r = pause_request(a, "inject", v, ttl);
         if (!json_is_true(json_object_get(json_object_get(r, "result"), "ok"))) {
                 char *text = json_dumps(r, 0);
                 fail_msg("inject failed: %s", text);
@@ -252,7 +257,7 @@ static bool resumed_within(pid_t v, int ms) {
 
 /* The dead-man's switch: the lease's TTL passes without lease.extend. */
 static void test_ttl_expiry_undoes(void **state) {
-        struct agent a = start("proc");
+        struct agent a = start("proc,host");
         pid_t v = victim();
         inject_pause(&a, v, 1);
         for (int i = 0; i < 3; i++) { /* renewed: still held after 1.5 s */
@@ -277,13 +282,69 @@ static void test_ttl_expiry_undoes(void **state) {
 
 /* The dead-man's switch: the controller goes away (stdin closes). */
 static void test_stdin_eof_undoes(void **state) {
-        struct agent a = start("proc");
+        struct agent a = start("proc,host");
         pid_t v = victim();
         inject_pause(&a, v, 600);
         assert_int_equal(stop(&a), 0); /* closes stdin, waits for the agent to exit */
         assert_int_not_equal(proc_state_of(v), 'T');
         kill(v, SIGKILL);
         waitpid(v, NULL, 0);
+}
+
+static json_t *resolve_pid(struct agent *a, pid_t pid) {
+        char line[256];
+        snprintf(
+                line, sizeof(line),
+                "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"target.resolve\",\"params\":{" CTX
+                ",\"target\":{\"engine\":\"host\",\"pid\":%d}}}",
+                (int)pid);
+        return ask(a, line);
+}
+
+/* Without the host role the agent neither resolves nor touches a host
+ * process, in any phase (-32001); the victim is never stopped. */
+static void test_host_needs_the_host_role(void **state) {
+        struct agent a = start("proc");
+        pid_t v = victim();
+        assert_error(
+                resolve_pid(&a, v), -32001, "not authorized to resolve a host process: it needs role host");
+        assert_error(
+                pause_request(&a, "inject", v, 60), -32001,
+                "not authorized to inject 'proc.pause' on a host process: it needs role host");
+        assert_error(pause_request(&a, "undo", v, 60), -32001, "not authorized to undo 'proc.pause' on");
+        usleep(50000); /* a stop, had one been sent, would be delivered by now */
+        assert_int_equal(proc_state_of(v), 'S');
+        assert_int_equal(stop(&a), 0);
+        kill(v, SIGKILL);
+        waitpid(v, NULL, 0);
+}
+
+/* With the role, still never init, a kernel thread, the agent itself or
+ * its parent (this test, standing for the controller that started it):
+ * -32004 in target.resolve and in every phase of task.execute. */
+static void test_host_guard(void **state) {
+        struct agent a = start("proc,host");
+        struct proc_stat st;
+        assert_error(resolve_pid(&a, 1), -32004, "is the init process: the agent never acts on it");
+        assert_error(pause_request(&a, "inject", 1, 60), -32004, "is the init process");
+        assert_error(resolve_pid(&a, a.pid), -32004, ") is the agent itself: the agent never acts on it");
+        assert_error(pause_request(&a, "inject", a.pid, 60), -32004, "is the agent itself");
+        assert_error(
+                resolve_pid(&a, getpid()), -32004, ") is the agent's parent: the agent never acts on it");
+        assert_error(pause_request(&a, "inject", getpid(), 60), -32004, "is the agent's parent");
+        assert_error(pause_request(&a, "undo", getpid(), 60), -32004, "is the agent's parent");
+        if (getppid() > 1)
+                assert_error(
+                        resolve_pid(&a, getppid()), -32004,
+                        "is an ancestor of the agent (2 generations up)");
+        if (proc_stat_read(2, &st) && st.ppid == 0 && proc_comm_is(2, "kthreadd"))
+                assert_error(
+                        pause_request(&a, "inject", 2, 60), -32004, "pid 2 (kthreadd) is a kernel thread");
+        json_t *r =
+                ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"task.status\",\"params\":{" CTX "}}");
+        assert_int_equal(json_array_size(json_object_get(json_object_get(r, "result"), "watchdog")), 0);
+        json_decref(r);
+        assert_int_equal(stop(&a), 0);
 }
 
 static void test_unknown_role_refused(void **state) {
@@ -295,9 +356,10 @@ static void test_unknown_role_refused(void **state) {
 int main(void) {
         signal(SIGPIPE, SIG_IGN);
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_handshake_and_ping),     cmocka_unit_test(test_malformed_requests),
-                cmocka_unit_test(test_refusals_touch_nothing), cmocka_unit_test(test_unknown_role_refused),
-                cmocka_unit_test(test_ttl_expiry_undoes),      cmocka_unit_test(test_stdin_eof_undoes),
+                cmocka_unit_test(test_handshake_and_ping),       cmocka_unit_test(test_malformed_requests),
+                cmocka_unit_test(test_refusals_touch_nothing),   cmocka_unit_test(test_unknown_role_refused),
+                cmocka_unit_test(test_ttl_expiry_undoes),        cmocka_unit_test(test_stdin_eof_undoes),
+                cmocka_unit_test(test_host_needs_the_host_role), cmocka_unit_test(test_host_guard),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

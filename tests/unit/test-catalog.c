@@ -266,10 +266,22 @@ static void test_roles(void **state) {
                               "process.crash_loop" };
         const char *names[2 * _AGENT_ROLE_MAX];
         char roles[128];
-        agent_roles_for(ids, ELEMENTSOF(ids), roles, sizeof(roles));
+        agent_roles_for(ids, ELEMENTSOF(ids), false, roles, sizeof(roles));
         assert_string_equal(roles, "proc,container,fs,network");
-        agent_roles_for(ids, 0, roles, sizeof(roles));
+        agent_roles_for(ids, 0, false, roles, sizeof(roles));
         assert_string_equal(roles, "");
+        /* Plain host processes add the host role, which no fault has of its own. */
+        agent_roles_for(ids + 1, 1, true, roles, sizeof(roles));
+        assert_string_equal(roles, "proc,host");
+        agent_roles_for(ids, 0, true, roles, sizeof(roles));
+        assert_string_equal(roles, "");
+        assert_int_equal(agent_role_from_string("host"), AGENT_ROLE_HOST);
+        for (size_t i = 0; i < catalog_size(); i++) {
+                const struct fault_def *f = catalog_at(i);
+                CHECK_FAULT(f->role != AGENT_ROLE_HOST, f);
+                CHECK_FAULT(fault_roles_on(f, false) == ROLE_BIT(f->role), f);
+                CHECK_FAULT(fault_roles_on(f, true) == (ROLE_BIT(f->role) | ROLE_BIT(AGENT_ROLE_HOST)), f);
+        }
         assert_int_equal(agent_role_from_string("storage"), AGENT_ROLE_FS);
         assert_int_equal(agent_role_from_string("node"), AGENT_ROLE_CONTAINER);
         assert_int_equal(agent_role_from_string("clock"), -EINVAL);

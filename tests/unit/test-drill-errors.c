@@ -78,6 +78,17 @@ static const struct bad parse_errors[] = {
         { H "targets:\n  w:\n    runtime: process\n    process: {pid: 0}\n    faults: [{fault: "
             "proc.pause}]\n" X,
           6, 20, "targets.w.process.pid: 0 is out of range (1..2147483647)" },
+        { H "targets:\n  w:\n    runtime: process\n    process: {pid: 7, include_containers: true}\n"
+            "    faults: [{fault: proc.pause}]\n" X,
+          6, 43,
+          "targets.w.process: include_containers goes with 'name': a pid names one process wherever it "
+          "runs" },
+        { H "targets:\n  w:\n    runtime: process\n    process: {name: x, include_containers: maybe}\n"
+            "    faults: [{fault: proc.pause}]\n" X,
+          6, 44, "targets.w.process.include_containers: expected true or false, got 'maybe'" },
+        { H "targets:\n  w:\n    runtime: process\n    process: {name: x, include_container: true}\n"
+            "    faults: [{fault: proc.pause}]\n" X,
+          6, 24, "targets.w.process: unknown key 'include_container' (did you mean 'include_containers'?)" },
         { H "targets:\n  w:\n    runtime: kubernetes\n    kubernetes: {kind: container, name: x}\n", 6, 24,
           "targets.w.kubernetes.kind: 'container' is not one of "
           "deployment, statefulset, daemonset, service, pod, k8s_node" },

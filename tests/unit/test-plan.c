@@ -5,7 +5,15 @@
 #include <cmocka.h>
 
 #include <jansson.h>
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "basic/proc-guard.h"
+#include "basic/procfs.h"
 
 #include "catalog/catalog.h"
 #include "plan/plan.h"
@@ -285,6 +293,158 @@ static void test_host_process_targets(void **state) {
         built_done(&b);
 }
 
+/* A drill with one host-process target, "    process: {PROCESS}" on line 7. */
+static struct built build_host(const char *process, enum plan_host host) {
+        char drill[512];
+        struct built b = { 0 };
+        snprintf(
+                drill, sizeof(drill),
+                DRILL_HEAD "config: {risk_ceiling: high}\ntargets:\n  w:\n    runtime: process\n"
+                           "    process: {%s}\n    faults: [{fault: proc.pause, duration: 1s}]\n"
+                           "execution:\n  - sequential: [w]\n",
+                process);
+        assert_int_equal(drill_parse("drill.yaml", drill, strlen(drill), &b.spec, &b.err), 0);
+        b.r = plan_build_on(b.spec, NULL, host, &b.plan, &b.err);
+        return b;
+}
+
+/* Refused at plan time with exit 5, the rule and the reason, at the pid or name value. */
+static void host_refused(const char *process, enum plan_host host, const char *msg) {
+        struct built b = build_host(process, host);
+        if (b.r >= 0)
+                fail_msg("process {%s}: planned, expected a refusal", process);
+        if (strcmp(b.err.msg, msg) != 0)
+                fail_msg("process {%s}: got %s\n          wanted %s", process, b.err.msg, msg);
+        assert_int_equal(b.err.exit, MH_EXIT_SAFETY_REFUSAL);
+        assert_string_equal(b.err.id, "safety_refusal");
+        assert_int_equal(b.err.line, 7);
+        assert_int_equal(b.err.col, 14 + (unsigned)(strchr(process, ':') - process) + 3); /* the value */
+        assert_null(b.plan);
+        built_done(&b);
+}
+
+static void host_admitted(const char *process, enum plan_host host) {
+        struct built b = build_host(process, host);
+        if (b.r < 0)
+                fail_msg("process {%s}: refused: %s", process, b.err.msg);
+        built_done(&b);
+}
+
+static void refused_pid(pid_t pid, const char *is, const char *rule) {
+        char process[32], comm[32], msg[512];
+        proc_comm(pid, comm, sizeof(comm));
+        snprintf(process, sizeof(process), "pid: %d", (int)pid);
+        snprintf(
+                msg, sizeof(msg),
+                "safety refused: target 'w': pid %d (%s) %s; a drill never targets it [%s]", (int)pid, comm,
+                is, rule);
+        host_refused(process, PLAN_HOST_LOCAL, msg);
+}
+
+/* The host gate, against this machine's processes: the test is the controller. */
+static void test_host_gates(void **state) {
+        refused_pid(1, "is the init process", "safety.host_init");
+        refused_pid(getpid(), "is the controller itself", "safety.host_mayhem");
+        if (getppid() > 1)
+                refused_pid(getppid(), "is the controller's parent", "safety.host_mayhem");
+        pid_t child = fork();
+        if (child == 0) {
+                prctl(PR_SET_NAME, "mh-plan-kid");
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                for (;;)
+                        pause();
+        }
+        refused_pid(child, "is a child of the controller", "safety.host_mayhem");
+        kill(child, SIGKILL);
+        waitpid(child, NULL, 0);
+        struct proc_info k;
+        if (proc_info_read(2, &k) == 0 && (k.flags & PF_KTHREAD_BIT)) {
+                refused_pid(2, "is a kernel thread", "safety.host_kernel_thread");
+                host_refused(
+                        "name: kthreadd", PLAN_HOST_LOCAL,
+                        "safety refused: target 'w' (name 'kthreadd'): pid 2 (kthreadd) is a kernel thread; "
+                        "a "
+                        "drill never targets it [safety.host_kernel_thread]");
+        }
+        host_refused(
+                "name: mayhem-agent", PLAN_HOST_LOCAL,
+                "safety refused: target 'w' (name 'mayhem-agent'): 'mayhem-agent' is the name of mayhem's "
+                "own "
+                "program; a drill never targets it [safety.host_mayhem]");
+        host_admitted(
+                "pid: 2147483647",
+                PLAN_HOST_LOCAL); /* no such process: resolved, and refused, at run time */
+        host_admitted("name: mayhem-nosuch", PLAN_HOST_LOCAL);
+
+        /* Behind a remote agent only what holds on every host: pid 1 and mayhem's names. */
+        host_refused(
+                "pid: 1", PLAN_HOST_REMOTE,
+                "safety refused: target 'w': pid 1 is the init process; a drill never targets it "
+                "[safety.host_init]");
+        host_refused(
+                "name: mayhem", PLAN_HOST_REMOTE,
+                "safety refused: target 'w' (name 'mayhem'): 'mayhem' is the name of mayhem's own program; "
+                "a "
+                "drill never targets it [safety.host_mayhem]");
+        char self[32];
+        snprintf(self, sizeof(self), "pid: %d", (int)getpid());
+        host_admitted(self, PLAN_HOST_REMOTE); /* that pid on the agent's host is another process */
+}
+
+/* A name matches host processes only unless the drill opts in; the plan says which. */
+static void test_host_include_containers(void **state) {
+        struct built b = build_host("name: worker, include_containers: true", PLAN_HOST_LOCAL);
+        json_t *j = NULL;
+        assert_int_equal(b.r, 0);
+        assert_true(b.spec->targets[0].process_include_containers);
+        assert_int_equal(plan_to_json(b.plan, &j), 0);
+        json_t *t = json_array_get(json_object_get(j, "targets"), 0);
+        assert_true(json_is_true(json_object_get(t, "include_containers")));
+        json_decref(j);
+        built_done(&b);
+        b = build_host("name: worker", PLAN_HOST_LOCAL);
+        assert_int_equal(b.r, 0);
+        assert_int_equal(plan_to_json(b.plan, &j), 0);
+        assert_null(json_object_get(json_array_get(json_object_get(j, "targets"), 0), "include_containers"));
+        json_decref(j);
+        built_done(&b);
+}
+
+static const char *runs_on(const json_t *probe) {
+        return json_string_value(json_object_get(probe, "runs_on"));
+}
+
+/* exec and file probes say that they run on the controller's host. */
+static void test_probes_say_where_they_run(void **state) {
+        struct built b = build(
+                DRILL_HEAD
+                "containers:\n  shop-api:\n    faults: [{fault: container.pause}]\n"
+                "execution:\n  - parallel: [shop-api]\n"
+                "  - check_spec:\n"
+                "      - {id: e, probe: {type: exec, cmd: [/bin/true]}}\n"
+                "      - {id: f, probe: {type: file, path: /etc/hostname}}\n"
+                "      - {id: h, probe: {type: http, url: \"http://127.0.0.1:1/\"}}\n"
+                "      - {id: c, execution: container, target: shop-api, probe: {type: exec, cmd: [x]}}\n"
+                "  - wait: {until_check_passes: {type: file, path: /tmp/x}, timeout: 1s}\n"
+                "observability:\n  sources:\n"
+                "    - {kind: probe, source_id: o, probe: {type: exec, cmd: [/bin/true]}}\n");
+        json_t *j = NULL;
+        assert_int_equal(b.r, 0);
+        assert_int_equal(plan_to_json(b.plan, &j), 0);
+        json_t *checks = json_object_get(json_array_get(json_object_get(j, "steps"), 1), "checks");
+        assert_string_equal(runs_on(json_object_get(json_array_get(checks, 0), "probe")), "controller_host");
+        assert_string_equal(runs_on(json_object_get(json_array_get(checks, 1), "probe")), "controller_host");
+        assert_null(
+                runs_on(json_object_get(json_array_get(checks, 2), "probe"))); /* http: no host resource */
+        assert_null(runs_on(json_object_get(json_array_get(checks, 3), "probe"))); /* inside the container */
+        json_t *wait = json_array_get(json_object_get(j, "steps"), 2);
+        assert_string_equal(runs_on(json_object_get(wait, "until_probe")), "controller_host");
+        json_t *src = json_array_get(json_object_get(json_object_get(j, "observability"), "sources"), 0);
+        assert_string_equal(runs_on(json_object_get(src, "probe")), "controller_host");
+        json_decref(j);
+        built_done(&b);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_plan_is_deterministic),
@@ -294,6 +454,9 @@ int main(void) {
                 cmocka_unit_test(test_refusals),
                 cmocka_unit_test(test_warnings),
                 cmocka_unit_test(test_host_process_targets),
+                cmocka_unit_test(test_host_gates),
+                cmocka_unit_test(test_host_include_containers),
+                cmocka_unit_test(test_probes_say_where_they_run),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
