@@ -148,7 +148,7 @@ static int holder_start(struct bench *b, struct mh_error *e) {
                 return mh_error_set(
                         e, -EPERM, MH_EXIT_CONFIG_ERROR, "unshare", "unshare(CLONE_NEWNET): %s (root?)",
                         strerror(err ? err : EIO));
-        return target_identity_of_process(pid, NULL, &b->target, e);
+        return target_identity_of_process(pid, NULL, PROC_SCOPE_ANY, &b->target, e);
 }
 
 static json_t *lease_json(struct bench *b, enum fault f) {
