@@ -3,6 +3,8 @@
  * from its own /proc. */
 #include "server-internal.h"
 
+#include "basic/proc-scope.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -170,6 +172,29 @@ static int check_process(bool inject, struct target_identity *t, char *msg, size
         return 0;
 }
 
+/* The kernel's word that an inject's target is the one the controller
+ * journalled, without a round trip to the engine (~1 ms): the main process
+ * runs with the journalled start time, before and after its cgroup is read,
+ * and that cgroup's path names the container's full id (every engine's
+ * cgroup does, systemd driver or cgroupfs). A restarted container has
+ * another main process; a forged pid is in another cgroup. False: ask the
+ * engine. */
+static bool kernel_says_same(const struct target_identity *t) {
+        struct proc_identity now;
+        char cgroup[4096];
+        size_t n = strlen(t->container_id);
+        if (t->main.pid <= 0 || n != 64 || strspn(t->container_id, "0123456789abcdef") != n)
+                return false;
+        for (int look = 0; look < 2; look++) {
+                if (proc_identity_read(t->main.pid, &now, NULL) < 0 || now.start_time != t->main.start_time)
+                        return false;
+                if (look == 0 && (proc_cgroup_text(t->main.pid, cgroup, sizeof(cgroup)) < 0 ||
+                                  !strstr(cgroup, t->container_id)))
+                        return false;
+        }
+        return true;
+}
+
 int agent_target_check(
         struct agent_state *s, struct engine *e, bool inject, struct target_identity *t, char *msg,
         size_t size) {
@@ -177,6 +202,8 @@ int agent_target_check(
         struct mh_error err = { 0 };
         if (!e)
                 return check_process(inject, t, msg, size);
+        if (inject && kernel_says_same(t))
+                return 0;
         int r = target_identity_resolve(e, t->container_id, &now, &err);
         if (r == -ENOENT && !inject) {
                 t->main = (struct proc_identity){ 0 }; /* removed: the undo ops say what that means */

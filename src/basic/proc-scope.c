@@ -73,17 +73,23 @@ static int ns_of(const char *pid_dir, struct stat *ret) {
         return 0;
 }
 
-static int cgroup_says(pid_t pid) {
-        char path[64], buf[CGROUP_TEXT_MAX];
+int proc_cgroup_text(pid_t pid, char *buf, size_t size) {
+        char path[64];
         snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
         _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return errno == ENOENT ? -ESRCH : negative_errno();
-        ssize_t n = read(fd, buf, sizeof(buf) - 1);
+        ssize_t n = read(fd, buf, size - 1);
         if (n < 0)
                 return negative_errno();
         buf[n] = '\0';
-        return proc_cgroup_is_container(buf);
+        return 0;
+}
+
+static int cgroup_says(pid_t pid) {
+        char buf[CGROUP_TEXT_MAX];
+        int r = proc_cgroup_text(pid, buf, sizeof(buf));
+        return r < 0 ? r : proc_cgroup_is_container(buf);
 }
 
 int proc_in_container(pid_t pid) {

@@ -18,11 +18,16 @@
  * processes. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <sys/types.h>
 
 /* 1 when pid runs in a container, 0 when it is a host process, -errno when
  * that cannot be read (-ESRCH gone, -EACCES not ours to look at). */
 int proc_in_container(pid_t pid);
+
+/* /proc/PID/cgroup into buf (size > 0, NUL-terminated, cut at size - 1):
+ * -ESRCH when pid is gone. */
+int proc_cgroup_text(pid_t pid, char *buf, size_t size);
 
 /* The cgroup test alone, on the text of /proc/PID/cgroup: whether a line's
  * path has a container engine's segment. */
