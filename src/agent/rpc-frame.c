@@ -6,7 +6,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define FRAME_BUF_MIN (64u * 1024u)
+/* 64 KiB; relative, so a reader built with a smaller RPC_FRAME_MAX still grows. */
+#define FRAME_BUF_MIN (RPC_FRAME_MAX / 16u)
 /* The longest piece of one line ever kept: one byte more than a frame may
  * have, so frame_reader_next() still sees that the line is too long. */
 #define LINE_KEEP_MAX ((size_t)RPC_FRAME_MAX + 1)
