@@ -347,13 +347,20 @@ static void test_host_gates(void **state) {
         refused_pid(getpid(), "is the controller itself", "safety.host_mayhem");
         if (getppid() > 1)
                 refused_pid(getppid(), "is the controller's parent", "safety.host_mayhem");
+        int named[2];
+        assert_int_equal(pipe(named), 0);
         pid_t child = fork();
         if (child == 0) {
                 prctl(PR_SET_NAME, "mh-plan-kid");
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
+                close(named[1]); /* the name is set: the parent may read it */
                 for (;;)
                         pause();
         }
+        close(named[1]);
+        char eof;
+        assert_int_equal(read(named[0], &eof, 1), 0);
+        close(named[0]);
         refused_pid(child, "is a child of the controller", "safety.host_mayhem");
         kill(child, SIGKILL);
         waitpid(child, NULL, 0);
