@@ -187,6 +187,7 @@ static void outcome_unrecorded(struct runner *r) {
         res->evidence_lost = true;
         if (res->status == RUN_STATUS_COMPLETED)
                 res->status = RUN_STATUS_FAILED;
+        run_outcome_settle(res);
         snprintf(res->reason, sizeof(res->reason), "%s", r->reason);
 }
 
@@ -206,11 +207,11 @@ static void finish(struct runner *r) {
         for (size_t i = 0; i < o->n_sources; i++)
                 res->sources_collected += runner_latest(r, o->sources[i].source_id) != NULL;
         runner_criteria(r);
+        run_outcome_settle(res);
         res->wall_s = (monotonic_ms() - r->t0_ms) / 1000;
 
         json_t *criteria = criteria_json(res);
         char *criteria_text = criteria ? json_dumps(criteria, JSON_COMPACT) : NULL;
-        char *summary = run_summary_markdown(r->plan, res);
         struct mh_error e = { 0 };
         if (runner_event(
                     r,
@@ -222,10 +223,10 @@ static void finish(struct runner *r) {
                             res->reason)) < 0) {
                 outcome_unrecorded(r); /* the outcome written next says so */
         }
+        char *summary = run_summary_markdown(r->plan, res);
         if (evidence_run_finish(
                     r->opt->evidence, r->run_id, run_status_to_string(res->status),
-                    res->n_criteria ? verdict_to_string(res->verdict) : NULL, criteria_text, summary,
-                    &e) < 0) {
+                    verdict_to_string(res->verdict), criteria_text, summary, &e) < 0) {
                 runner_evidence_failed(r, "the run's outcome", &e);
                 outcome_unrecorded(r);
         }
@@ -307,16 +308,4 @@ int run_execute(
 void run_result_done(struct run_result *r) {
         free(r->criteria);
         r->criteria = NULL;
-}
-
-int run_exit_code(const struct run_result *r) {
-        if (r->leases_dirty || r->leases_orphaned || (r->evidence_lost && r->faults_attempted))
-                return MH_EXIT_RECOVERY_FAILURE;
-        if (r->evidence_lost) /* before anything was touched */
-                return MH_EXIT_CONFIG_ERROR;
-        if (r->refused)
-                return MH_EXIT_SAFETY_REFUSAL;
-        if (r->status != RUN_STATUS_COMPLETED)
-                return MH_EXIT_EXPERIMENT_FAILURE;
-        return r->verdict == VERDICT_FAIL ? MH_EXIT_GENERAL_FAILURE : MH_EXIT_SUCCESS;
 }

@@ -70,9 +70,12 @@ void run_result_done(struct run_result *r);
 
 /* The reference's summary ("# Run r-...", status, verdict, criteria, wall). */
 char *run_summary_markdown(const struct plan *plan, const struct run_result *r);
-/* 0 pass or no criteria, 1 criteria failed, 5 a fault refused for safety,
- * 6 run incomplete, 7 something left dirty or orphaned, or the evidence
- * store failed during the run. */
+/* The verdict a run's status allows: undecided unless it completed. */
+void run_outcome_settle(struct run_result *r);
+/* 0 pass or no criteria, 1 criteria failed, 3 the evidence store failed
+ * before anything was touched, 5 a fault refused for safety, 6 run
+ * incomplete, 7 something left dirty or orphaned, or the evidence store
+ * failed after a fault was sent. */
 int run_exit_code(const struct run_result *r);
 
 const char *run_status_to_string(enum run_status s);
