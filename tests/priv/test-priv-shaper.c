@@ -433,7 +433,10 @@ static void test_bypass_on_stop(void **state) {
         assert_true(recovery < 1000);
         assert_int_equal(lost, 0);
         assert_int_equal(after.received, after.sent);
-        assert_true(after.p99 < base_p50 + 5);
+        /* Unshaped: nine echoes in ten at the baseline, none near the 200 ms (one
+         * late echo on a loaded machine is the machine, not the shaper). */
+        assert_true(after.p90 < base_p50 + 5);
+        assert_true(after.p99 < base_p50 + 100);
 }
 
 static void test_bypass_on_kill(void **state) {
@@ -463,7 +466,10 @@ static void test_bypass_on_kill(void **state) {
         assert_true(rule_present());
         assert_true(recovery < 1000);
         assert_int_equal(after.received, after.sent);
-        assert_true(after.p99 < base_p50 + 5);
+        /* Unshaped: nine echoes in ten at the baseline, none near the 200 ms (one
+         * late echo on a loaded machine is the machine, not the shaper). */
+        assert_true(after.p90 < base_p50 + 5);
+        assert_true(after.p99 < base_p50 + 100);
 }
 
 /* Packets held at a clean stop all arrive: 200 datagrams, delay 500 ms, stop
