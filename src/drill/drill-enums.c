@@ -50,6 +50,21 @@ const char *const criterion_type_table[_CRITERION_TYPE_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(criterion_type, enum criterion_type)
 
+const char *const criterion_over_table[_CRITERION_OVER_MAX] = {
+        [CRITERION_OVER_LAST] = "last", [CRITERION_OVER_ALL] = "all", [CRITERION_OVER_ANY] = "any",
+        [CRITERION_OVER_MAX] = "max",   [CRITERION_OVER_MIN] = "min", [CRITERION_OVER_P50] = "p50",
+        [CRITERION_OVER_P95] = "p95",   [CRITERION_OVER_P99] = "p99", [CRITERION_OVER_MEAN] = "mean",
+};
+DEFINE_STRING_TABLE_LOOKUP(criterion_over, enum criterion_over)
+
+const char *const criterion_window_table[_CRITERION_WINDOW_MAX] = {
+        [CRITERION_WINDOW_BASELINE] = "baseline",
+        [CRITERION_WINDOW_DURING] = "during",
+        [CRITERION_WINDOW_AFTER] = "after",
+        [CRITERION_WINDOW_WHOLE] = "whole",
+};
+DEFINE_STRING_TABLE_LOOKUP(criterion_window, enum criterion_window)
+
 const char *const obs_kind_table[_OBS_KIND_MAX] = {
         [OBS_LOGS] = "logs",
         [OBS_INSPECTION] = "inspection",

@@ -88,6 +88,8 @@ extern const char *const probe_type_table[_PROBE_TYPE_MAX];
 extern const char *const check_locus_table[_CHECK_LOCUS_MAX];
 extern const char *const step_kind_table[_STEP_KIND_MAX];
 extern const char *const criterion_type_table[_CRITERION_TYPE_MAX];
+extern const char *const criterion_over_table[_CRITERION_OVER_MAX];
+extern const char *const criterion_window_table[_CRITERION_WINDOW_MAX];
 extern const char *const obs_kind_table[_OBS_KIND_MAX];
 extern const char *const slo_kind_table[_SLO_KIND_MAX];
 extern const char *const slo_operator_table[_SLO_OPERATOR_MAX];

@@ -6,11 +6,13 @@
 #define CADENCE_MAX_MS (3600LL * 1000)
 
 static const char *const *const criterion_keys[_CRITERION_TYPE_MAX] = {
-        [CRITERION_STATUS] = (const char *const[]){ "type", "source_id", "expected", NULL },
-        [CRITERION_LATENCY] = (const char *const[]){ "type", "source_id", "lt_ms", NULL },
-        [CRITERION_METRIC] = (const char *const[]){ "type", "source_id", "gt", "lt", NULL },
-        [CRITERION_COUNT] = (const char *const[]){ "type", "source_id", "gte", NULL },
-        [CRITERION_BOOLEAN] = (const char *const[]){ "type", "source_id", "value", NULL },
+        [CRITERION_STATUS] =
+                (const char *const[]){ "type", "source_id", "expected", "over", "window", NULL },
+        [CRITERION_LATENCY] = (const char *const[]){ "type", "source_id", "lt_ms", "over", "window", NULL },
+        [CRITERION_METRIC] =
+                (const char *const[]){ "type", "source_id", "gt", "lt", "over", "window", NULL },
+        [CRITERION_COUNT] = (const char *const[]){ "type", "source_id", "gte", "over", "window", NULL },
+        [CRITERION_BOOLEAN] = (const char *const[]){ "type", "source_id", "value", "over", "window", NULL },
 };
 
 static const char *const *const source_keys[_OBS_KIND_MAX] = {
@@ -23,13 +25,33 @@ static const char *const *const source_keys[_OBS_KIND_MAX] = {
                                                "timeout", NULL },
 };
 
+/* over: and window: say which samples are judged and how; a boolean has
+ * no order, so only last, all and any mean something for it. */
+static int parse_judged(struct dparser *p, const struct ynode *n, struct drill_criterion *c) {
+        int r;
+        c->over = CRITERION_OVER_LAST;
+        c->window = CRITERION_WINDOW_WHOLE;
+        c->has_over = dp_get(n, "over") != NULL;
+        c->has_window = dp_get(n, "window") != NULL;
+        if ((r = DP_ENUM(p, n, "over", criterion_over, &c->over)) < 0 ||
+            (r = DP_ENUM(p, n, "window", criterion_window, &c->window)) < 0)
+                return r;
+        if (c->type != CRITERION_BOOLEAN || c->over <= CRITERION_OVER_ANY)
+                return 0;
+        dp_enter_key(p, "over");
+        return dp_fail(
+                p, dp_get(n, "over"), "a boolean criterion takes last, all or any, not '%s'",
+                criterion_over_to_string(c->over));
+}
+
 static int parse_criterion(struct dparser *p, const struct ynode *n, struct drill_criterion *c) {
         int r;
 
         if ((r = dp_want(p, n, YNODE_MAP)) < 0 || (r = dp_require(p, n, "type")) < 0 ||
             (r = DP_ENUM(p, n, "type", criterion_type, &c->type)) < 0 ||
             (r = dp_check_keys(p, n, criterion_keys[c->type])) < 0 ||
-            (r = dp_require(p, n, "source_id")) < 0 || (r = dp_id(p, n, "source_id", &c->source_id)) < 0)
+            (r = dp_require(p, n, "source_id")) < 0 || (r = dp_id(p, n, "source_id", &c->source_id)) < 0 ||
+            (r = parse_judged(p, n, c)) < 0)
                 return r;
         c->pos = dp_pos(n);
         c->gte = 1;

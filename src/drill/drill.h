@@ -79,6 +79,28 @@ enum criterion_type {
         _CRITERION_TYPE_MAX,
 };
 
+/* Which of a source's samples a criterion judges, and how (docs/drill-format.md). */
+enum criterion_over {
+        CRITERION_OVER_LAST,
+        CRITERION_OVER_ALL,
+        CRITERION_OVER_ANY,
+        CRITERION_OVER_MAX,
+        CRITERION_OVER_MIN,
+        CRITERION_OVER_P50,
+        CRITERION_OVER_P95,
+        CRITERION_OVER_P99,
+        CRITERION_OVER_MEAN,
+        _CRITERION_OVER_MAX,
+};
+
+enum criterion_window {
+        CRITERION_WINDOW_WHOLE, /* first: a zeroed criterion judges every sample */
+        CRITERION_WINDOW_BASELINE,
+        CRITERION_WINDOW_DURING,
+        CRITERION_WINDOW_AFTER,
+        _CRITERION_WINDOW_MAX,
+};
+
 enum obs_kind {
         OBS_LOGS,
         OBS_INSPECTION,
@@ -222,9 +244,12 @@ struct drill_criterion {
         int64_t expected; /* status */
         double lt_ms;     /* latency, strict < */
         bool has_gt, has_lt;
-        double gt, lt; /* metric, exclusive */
-        int64_t gte;   /* count */
-        bool value;    /* boolean */
+        double gt, lt;                /* metric, exclusive */
+        int64_t gte;                  /* count */
+        bool value;                   /* boolean */
+        enum criterion_over over;     /* default last, the reference's meaning */
+        enum criterion_window window; /* default whole */
+        bool has_over, has_window;    /* written in the drill */
 };
 
 struct drill_success {
@@ -352,6 +377,8 @@ DRILL_ENUM_DECL(probe_type, enum probe_type)
 DRILL_ENUM_DECL(check_locus, enum check_locus)
 DRILL_ENUM_DECL(step_kind, enum step_kind)
 DRILL_ENUM_DECL(criterion_type, enum criterion_type)
+DRILL_ENUM_DECL(criterion_over, enum criterion_over)
+DRILL_ENUM_DECL(criterion_window, enum criterion_window)
 DRILL_ENUM_DECL(obs_kind, enum obs_kind)
 DRILL_ENUM_DECL(slo_kind, enum slo_kind)
 DRILL_ENUM_DECL(slo_operator, enum slo_operator)

@@ -124,6 +124,11 @@ static json_t *criterion_json(const struct drill_criterion *c) {
         case CRITERION_COUNT: json_object_set_new(o, "gte", json_integer(c->gte)); break;
         default: json_object_set_new(o, "value", json_boolean(c->value)); break;
         }
+        /* Only when written: a drill without them keeps its fingerprint. */
+        if (c->has_over)
+                json_object_set_new(o, "over", json_string(criterion_over_to_string(c->over)));
+        if (c->has_window)
+                json_object_set_new(o, "window", json_string(criterion_window_to_string(c->window)));
         return o;
 }
 

@@ -217,7 +217,10 @@ static bool release(struct lease_ctx *c, enum lease_state from) {
         bool journal_after = runner_evidence_lost(c->r);
         if (!journal_after)
                 transition(c, from, LEASE_RELEASING, NULL);
+        runner_window_mark(c->r, c->f, WINDOW_MARK_UNDOING);
         bool ok = run_undo(c, notes, sizeof(notes)) && run_verify(c, notes, sizeof(notes));
+        if (ok)
+                runner_window_mark(c->r, c->f, WINDOW_MARK_UNDONE);
         if (journal_after)
                 transition(c, from, LEASE_RELEASING, NULL);
         if (c->agent_lost) {
@@ -263,9 +266,11 @@ static void keep_faulted(struct lease_ctx *c) {
 static bool inject(struct lease_ctx *c, struct mh_error *e) {
         json_t *res = NULL;
         bump(c->r, &c->r->result->faults_attempted);
+        runner_window_mark(c->r, c->f, WINDOW_MARK_SENT);
         if (phase(c, "inject", SLOW_CALL_MS, &res, e) < 0)
                 return false;
         c->applied = true;
+        runner_window_mark(c->r, c->f, WINDOW_MARK_HELD);
         const json_t *restore = json_object_get(res, "restore");
         c->restore = json_is_object(restore) ? json_incref((json_t *)restore) : json_object();
         json_decref(res);

@@ -1,7 +1,9 @@
 #pragma once
 
+#include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
 #include "agent/agent-client.h"
 #include "basic/clock.h"
@@ -18,10 +20,36 @@ enum obs_kind_value {
         OBS_VALUE_METRIC,
 };
 
+/* A sample, with when it was taken (monotonic ms): it began at began_ms
+ * and was recorded at t_ms. The fault windows judge it by both. */
 struct observation {
         char *source;
         enum obs_kind_value kind;
         double value;
+        double began_ms, t_ms;
+};
+
+/* When one plan fault touched its target (monotonic ms, INFINITY: never):
+ * sent to the agent to inject, held (the agent said applied) until its undo
+ * was sent, undone once the undo was verified. */
+struct fault_window {
+        double sent, held_from, held_until, undone;
+};
+
+enum window_mark {
+        WINDOW_MARK_SENT,
+        WINDOW_MARK_HELD,
+        WINDOW_MARK_UNDOING,
+        WINDOW_MARK_UNDONE,
+};
+
+/* A repeating source's schedule: slot k is due at start + k * period, from
+ * the observer's start; a once-only source (period 0) has slot 0 only. */
+struct cadence {
+        double start_ms, period_ms;
+        uint64_t slot; /* the next slot to take */
+        bool once_done;
+        size_t samples, late, skipped;
 };
 
 struct runner {
@@ -45,6 +73,7 @@ struct runner {
         struct observation *obs;
         size_t n_obs, obs_cap;
         bool observer_done;
+        struct fault_window *windows; /* per plan fault */
 };
 
 /* run-control.c: abort, deadline, interruptible sleep, progress lines. */
@@ -73,6 +102,10 @@ bool runner_evidence_lost(struct runner *r);
 /* run-observe.c */
 void runner_observe(
         struct runner *r, const char *source, enum obs_kind_value kind, double value, const char *detail);
+/* The same for a sample that began at began_ms (monotonic). */
+void runner_observe_at(
+        struct runner *r, double began_ms, const char *source, enum obs_kind_value kind, double value,
+        const char *detail);
 void runner_observe_probe(
         struct runner *r, const char *id, const struct drill_probe *p, const struct probe_result *pr);
 int runner_observer_start(struct runner *r, pthread_t *ret);
@@ -96,7 +129,34 @@ int runner_resolve(struct runner *r, const struct plan_target *t, json_t **ret, 
  * target's own addresses); *ret NULL for other faults. */
 int runner_lease_net(struct runner *r, const struct plan_fault *f, json_t **ret, struct mh_error *reterr);
 
-/* criteria.c: one criterion against the latest observation of its source. */
+/* cadence.c: the observer's schedule, as pure functions of the time. A
+ * slot that came due while the source's previous sample still ran is
+ * skipped (no burst to catch up); of several slots that passed while the
+ * observer was busy elsewhere only the latest is taken, the others skipped;
+ * a sample begun more than cadence_late_ms() after its slot is late. */
+void cadence_init(struct cadence *c, double start_ms, double period_ms);
+/* When the next sample is due; INFINITY once a once-only source had it. */
+double cadence_due_ms(const struct cadence *c);
+/* Whether to take a sample at now_ms; counts it, and the slots it skips. */
+bool cadence_begin(struct cadence *c, double now_ms);
+/* The sample begun by cadence_begin() ended at end_ms. */
+void cadence_end(struct cadence *c, double end_ms);
+double cadence_late_ms(double period_ms);
+
+/* run-window.c: the fault windows (docs/drill-format.md, "which samples"). */
+void fault_windows_init(struct fault_window *w, size_t n);
+/* Records the first time of m for plan fault f (any thread). */
+void runner_window_mark(struct runner *r, const struct plan_fault *f, enum window_mark m);
+/* Whether a sample that began at began_ms and ended at end_ms lies in window which. */
+bool fault_windows_contain(
+        const struct fault_window *w, size_t n, enum criterion_window which, double began_ms, double end_ms);
+
+/* criteria.c: one criterion against one observation, as the reference judges
+ * it; and against the samples a criterion's over: and window: pick. */
 bool criterion_judge(
         const struct drill_criterion *c, const struct observation *o, char *detail, size_t size);
+/* samples: the source's samples in the criterion's window, oldest first. */
+bool criterion_judge_samples(
+        const struct drill_criterion *c, const struct observation *samples, size_t n, char *detail,
+        size_t size);
 void runner_criteria(struct runner *r);

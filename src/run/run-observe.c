@@ -11,8 +11,9 @@ static const char *const obs_kind_names[] = {
 /* Keeps the observation for the criteria and writes it to the evidence
  * store; not once a write failed (the run is undoing, and a locked store
  * would hold every call on the handle for its busy timeout). */
-void runner_observe(
-        struct runner *r, const char *source, enum obs_kind_value kind, double value, const char *detail) {
+void runner_observe_at(
+        struct runner *r, double began_ms, const char *source, enum obs_kind_value kind, double value,
+        const char *detail) {
         json_t *data = json_pack("{s:f, s:s}", "value", value, "detail", detail ? detail : "");
         char *text = data ? json_dumps(data, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
         struct mh_error e = { 0 };
@@ -34,27 +35,39 @@ void runner_observe(
                 }
         }
         if (copy && r->n_obs < r->obs_cap) {
-                r->obs[r->n_obs++] = (struct observation){ .source = copy, .kind = kind, .value = value };
+                /* stamped under the lock: the list stays in time order */
+                double now = monotonic_ms();
+                r->obs[r->n_obs++] = (struct observation){ .source = copy,
+                                                           .kind = kind,
+                                                           .value = value,
+                                                           .began_ms = MIN(began_ms, now),
+                                                           .t_ms = now };
                 copy = NULL;
         }
         pthread_mutex_unlock(&r->lock);
         free(copy);
 }
 
+void runner_observe(
+        struct runner *r, const char *source, enum obs_kind_value kind, double value, const char *detail) {
+        runner_observe_at(r, monotonic_ms(), source, kind, value, detail);
+}
+
 /* A probe yields "<id>" (passed?), "<id>.latency_ms" and, for http, "<id>.status". */
 void runner_observe_probe(
         struct runner *r, const char *id, const struct drill_probe *p, const struct probe_result *pr) {
         char name[256];
-        runner_observe(r, id, OBS_VALUE_BOOLEAN, pr->ok, pr->detail);
+        double began = monotonic_ms() - pr->latency_ms; /* the probe's latency is how long it ran */
+        runner_observe_at(r, began, id, OBS_VALUE_BOOLEAN, pr->ok, pr->detail);
         snprintf(name, sizeof(name), "%s.latency_ms", id);
-        runner_observe(r, name, OBS_VALUE_LATENCY, pr->latency_ms, NULL);
+        runner_observe_at(r, began, name, OBS_VALUE_LATENCY, pr->latency_ms, NULL);
         if (p->type == PROBE_HTTP && pr->status > 0) {
                 snprintf(name, sizeof(name), "%s.status", id);
-                runner_observe(r, name, OBS_VALUE_STATUS, (double)pr->status, NULL);
+                runner_observe_at(r, began, name, OBS_VALUE_STATUS, (double)pr->status, NULL);
         }
         if (p->type == PROBE_METRIC && pr->has_value) {
                 snprintf(name, sizeof(name), "%s.value", id);
-                runner_observe(r, name, OBS_VALUE_METRIC, pr->value, NULL);
+                runner_observe_at(r, began, name, OBS_VALUE_METRIC, pr->value, NULL);
         }
 }
 
@@ -69,13 +82,15 @@ static void observe_inspection(struct runner *r, const struct drill_obs_source *
         struct engine_container c;
         struct mh_error e = { 0 };
         char detail[300];
+        double began = monotonic_ms();
         bool ok = r->opt->engine && engine_container_inspect(r->opt->engine, s->container, &c, &e) >= 0;
         if (!r->opt->engine)
                 snprintf(e.msg, sizeof(e.msg), "no engine");
         if (ok)
                 snprintf(detail, sizeof(detail), "%s is %s", c.name, c.status);
-        runner_observe(
-                r, s->source_id, OBS_VALUE_BOOLEAN, ok && c.running && !c.paused, ok ? detail : e.msg);
+        runner_observe_at(
+                r, began, s->source_id, OBS_VALUE_BOOLEAN, ok && c.running && !c.paused,
+                ok ? detail : e.msg);
 }
 
 static void observe_source(struct runner *r, const struct drill_obs_source *s) {
@@ -105,37 +120,68 @@ static bool observer_done(struct runner *r) {
         return done;
 }
 
-/* Every source once at the start, then each repeating source on its cadence,
- * until the run's steps are over. Failures are notes, never fatal. */
+/* Each source's schedule, into the evidence (one event per source) and the
+ * run's totals. */
+static void record_schedules(struct runner *r, const struct cadence *cad) {
+        const struct drill_observability *o = &r->plan->spec->observability;
+        struct run_result *res = r->result;
+        for (size_t i = 0; i < o->n_sources; i++) {
+                if (o->sources[i].kind == OBS_LOGS)
+                        continue;
+                runner_event(
+                        r, EVENT_OBSERVABILITY_COLLECTED,
+                        json_pack(
+                                "{s:s, s:I, s:I, s:I, s:I}", "source", o->sources[i].source_id, "cadence_ms",
+                                (json_int_t)o->sources[i].cadence_ms, "samples", (json_int_t)cad[i].samples,
+                                "late", (json_int_t)cad[i].late, "skipped", (json_int_t)cad[i].skipped));
+                pthread_mutex_lock(&r->lock);
+                res->samples += cad[i].samples;
+                res->samples_late += cad[i].late;
+                res->samples_skipped += cad[i].skipped;
+                pthread_mutex_unlock(&r->lock);
+        }
+}
+
+static void report_logs(struct runner *r, const struct drill_obs_source *s) {
+        runner_event(
+                r, EVENT_OBSERVABILITY_SOURCE_FAILED,
+                json_pack(
+                        "{s:s, s:s}", "source", s->source_id, "reason",
+                        "log collection is not implemented in this version"));
+}
+
+/* Every source at the observer's start, then each repeating source on its
+ * schedule (cadence.c) until the run's steps are over. Failures are notes,
+ * never fatal. */
 static void *observer(void *arg) {
         struct runner *r = arg;
         const struct drill_observability *o = &r->plan->spec->observability;
-        double *next = calloc(o->n_sources ? o->n_sources : 1, sizeof(double));
-        for (size_t i = 0; next && i < o->n_sources; i++)
+        struct cadence *cad = calloc(o->n_sources ? o->n_sources : 1, sizeof(*cad));
+        double start = monotonic_ms();
+        for (size_t i = 0; cad && i < o->n_sources; i++) {
+                cadence_init(&cad[i], start, (double)o->sources[i].cadence_ms);
                 if (o->sources[i].kind == OBS_LOGS)
-                        runner_event(
-                                r, EVENT_OBSERVABILITY_SOURCE_FAILED,
-                                json_pack(
-                                        "{s:s, s:s}", "source", o->sources[i].source_id, "reason",
-                                        "log collection is not implemented in this version"));
-        while (next && !observer_done(r)) {
-                double now = monotonic_ms(), soonest = now + 200;
-                for (size_t i = 0; i < o->n_sources; i++) {
-                        const struct drill_obs_source *s = &o->sources[i];
-                        if (s->kind == OBS_LOGS || next[i] < 0 || next[i] > now)
+                        report_logs(r, &o->sources[i]);
+        }
+        while (cad && !observer_done(r)) {
+                double soonest = monotonic_ms() + 200;
+                for (size_t i = 0; i < o->n_sources && !observer_done(r); i++) {
+                        if (o->sources[i].kind == OBS_LOGS || !cadence_begin(&cad[i], monotonic_ms()))
                                 continue;
-                        observe_source(r, s);
-                        next[i] = s->cadence_ms > 0 ? monotonic_ms() + (double)s->cadence_ms : -1;
+                        observe_source(r, &o->sources[i]);
+                        cadence_end(&cad[i], monotonic_ms());
                 }
                 for (size_t i = 0; i < o->n_sources; i++)
-                        if (next[i] >= 0 && next[i] < soonest)
-                                soonest = next[i];
+                        if (o->sources[i].kind != OBS_LOGS)
+                                soonest = MIN(soonest, cadence_due_ms(&cad[i]));
                 pthread_mutex_lock(&r->lock);
                 if (!r->observer_done)
                         runner_wait_locked(r, soonest);
                 pthread_mutex_unlock(&r->lock);
         }
-        free(next);
+        if (cad)
+                record_schedules(r, cad);
+        free(cad);
         return NULL;
 }
 

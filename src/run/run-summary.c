@@ -38,7 +38,11 @@ char *run_summary_markdown(const struct plan *pl, const struct run_result *r) {
                         &b, ", %zu ORPHANED: the agent died (run `mayhem recover execute %s`)",
                         r->leases_orphaned, r->run_id);
         strbuf_printf(
-                &b, "\n**observations**: %zu/%zu sources collected\n**wall**: %.1fs\n", r->sources_collected,
-                r->sources_total, r->wall_s);
+                &b, "\n**observations**: %zu/%zu sources collected", r->sources_collected, r->sources_total);
+        if (r->samples)
+                strbuf_printf(
+                        &b, ", %zu samples, %zu late, %zu skipped", r->samples, r->samples_late,
+                        r->samples_skipped);
+        strbuf_printf(&b, "\n**wall**: %.1fs\n", r->wall_s);
         return strbuf_steal(&b);
 }

@@ -174,9 +174,12 @@ static json_t *criteria_json(const struct run_result *res) {
                 const struct criterion_result *c = &res->criteria[i];
                 json_array_append_new(
                         a, json_pack(
-                                   "{s:s, s:s, s:b, s:s}", "type",
+                                   "{s:s, s:s, s:b, s:s, s:s, s:s, s:I}", "type",
                                    criterion_type_to_string(c->criterion->type), "source_id",
-                                   c->criterion->source_id, "satisfied", c->satisfied, "detail", c->detail));
+                                   c->criterion->source_id, "satisfied", c->satisfied, "detail", c->detail,
+                                   "over", criterion_over_to_string(c->criterion->over), "window",
+                                   criterion_window_to_string(c->criterion->window), "samples",
+                                   (json_int_t)c->samples));
         }
         return a;
 }
@@ -237,6 +240,7 @@ static void finish(struct runner *r) {
 
 static void runner_done(struct runner *r) {
         free(r->delivery);
+        free(r->windows);
         for (size_t i = 0; i < r->n_obs; i++)
                 free(r->obs[i].source);
         free(r->obs);
@@ -279,7 +283,10 @@ int run_execute(
          * reader too), so SIGINT/SIGTERM can only reach the waiter thread. */
         bool have_signals = runner_signals_start(&r, &signals, &old_mask) >= 0;
         r.delivery = calloc(pl->n_faults ? pl->n_faults : 1, sizeof(*r.delivery));
-        if (!r.delivery)
+        r.windows = calloc(pl->n_faults ? pl->n_faults : 1, sizeof(*r.windows));
+        if (r.windows)
+                fault_windows_init(r.windows, pl->n_faults);
+        if (!r.delivery || !r.windows)
                 e = mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
         else if ((e = start_agent(&r, reterr)) >= 0 && (e = agent_preflight(&r, reterr)) >= 0)
                 e = begin(&r, reterr);

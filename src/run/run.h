@@ -32,7 +32,8 @@ enum verdict {
 struct criterion_result {
         const struct drill_criterion *criterion;
         bool satisfied;
-        char detail[160];
+        size_t samples; /* judged: the source's samples in the criterion's window */
+        char detail[256];
 };
 
 struct run_result {
@@ -46,6 +47,7 @@ struct run_result {
         bool evidence_lost; /* an evidence write failed: the journal may not hold what happened */
         bool refused;       /* a fault was refused for safety (it conflicts with an open lease) */
         size_t sources_total, sources_collected;
+        size_t samples, samples_late, samples_skipped; /* of the observability sources' schedules */
         double wall_s;
         char reason[256]; /* why the run failed or was aborted */
 };

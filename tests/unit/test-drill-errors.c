@@ -226,6 +226,13 @@ static const struct bad parse_errors[] = {
           "success.criteria[0].source_id: must not be empty" },
         { OK "success:\n  criteria:\n    - type: metric\n      source_id: a\n", 11, 7,
           "success.criteria[0]: a metric criterion needs 'gt', 'lt' or both" },
+        { OK "success:\n  criteria:\n    - {type: boolean, source_id: a, over: max}\n", 11, 43,
+          "success.criteria[0].over: a boolean criterion takes last, all or any, not 'max'" },
+        { OK "success:\n  criteria:\n    - {type: latency, source_id: a, lt_ms: 1, over: p90}\n", 11, 53,
+          "success.criteria[0].over: 'p90' is not one of last, all, any, max, min, p50, p95, p99, mean (did "
+          "you mean 'p50'?)" },
+        { OK "success:\n  criteria:\n    - {type: latency, source_id: a, lt_ms: 1, window: before}\n", 11,
+          55, "success.criteria[0].window: 'before' is not one of whole, baseline, during, after" },
         /* observability, slo */
         { OK "observability:\n  sources:\n    - kind: traces\n      source_id: a\n", 11, 13,
           "observability.sources[0].kind: 'traces' is not one of logs, inspection, probe, metrics" },

@@ -521,12 +521,23 @@ static void test_success(void **state) {
                 "    - {type: count, source_id: c}\n"
                 "    - {type: count, source_id: c2, gte: 3}\n"
                 "    - {type: boolean, source_id: b}\n"
-                "    - {type: boolean, source_id: b2, value: no}\n");
+                "    - {type: boolean, source_id: b2, value: no}\n"
+                "    - {type: latency, source_id: p.latency_ms, lt_ms: 300, over: p95, window: during}\n"
+                "    - {type: boolean, source_id: p, over: all}\n");
         /* clang-format on */
         const struct drill_criterion *c = s->success.criteria;
         assert_true(s->success.present);
         assert_false(s->success.require_all);
-        assert_int_equal(s->success.n_criteria, 8);
+        assert_int_equal(s->success.n_criteria, 10);
+        /* neither written: the last sample of the whole run, as in the reference */
+        assert_int_equal(c[0].over, CRITERION_OVER_LAST);
+        assert_int_equal(c[0].window, CRITERION_WINDOW_WHOLE);
+        assert_false(c[0].has_over || c[0].has_window);
+        assert_int_equal(c[8].over, CRITERION_OVER_P95);
+        assert_int_equal(c[8].window, CRITERION_WINDOW_DURING);
+        assert_true(c[8].has_over && c[8].has_window);
+        assert_int_equal(c[9].over, CRITERION_OVER_ALL);
+        assert_true(c[9].has_over && !c[9].has_window);
         assert_int_equal(c[0].type, CRITERION_STATUS);
         assert_int_equal(c[0].expected, 503);
         assert_int_equal(c[0].pos.line, 12);
