@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* The reference's rules (domain/success.py): a boolean is never a number and
  * a number is never a boolean, except that a boolean criterion accepts 0/1. */
@@ -132,6 +133,14 @@ static bool judge_series(
         }
 }
 
+/* 411 for 411.0, 401.5 for 401.457: context, not the judged value. */
+static const char *short_number(double v, char *buf, size_t size) {
+        size_t n = (size_t)snprintf(buf, size, "%.1f", v);
+        if (n >= 2 && n < size && strcmp(buf + n - 2, ".0") == 0)
+                buf[n - 2] = '\0';
+        return buf;
+}
+
 /* "(max of 8)", "(last of 8; max 411, p95 411)", "(all of 5 in 'during': 3 fail)". */
 static void judged_text(
         const struct drill_criterion *c, size_t n, const struct series *st, bool ok, char *buf,
@@ -144,8 +153,11 @@ static void judged_text(
                 len += (size_t)snprintf(buf + len, size - len, ": %zu fail", n - st->holding);
         if (c->over == CRITERION_OVER_ANY && len < size)
                 len += (size_t)snprintf(buf + len, size - len, ": %zu hold", st->holding);
+        char max[32], p95[32];
         if (c->type != CRITERION_BOOLEAN && c->over <= CRITERION_OVER_ANY && n > 1 && len < size)
-                snprintf(buf + len, size - len, "; max %g, p95 %g", st->max, st->p95);
+                snprintf(
+                        buf + len, size - len, "; max %s, p95 %s", short_number(st->max, max, sizeof(max)),
+                        short_number(st->p95, p95, sizeof(p95)));
 }
 
 bool criterion_judge_samples(

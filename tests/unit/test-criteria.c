@@ -141,6 +141,17 @@ static void test_criteria_over_issue_series(void **state) {
         }
 }
 
+/* The context numbers are short: 401.5, not 401.457. */
+static void test_criteria_context_numbers(void **state) {
+        static const double v[] = { 401.457, 3.25, 1.8 };
+        struct observation s[3];
+        char detail[256];
+        series(v, 3, OBS_VALUE_LATENCY, s);
+        struct drill_criterion c = { .type = CRITERION_LATENCY, .lt_ms = 300 };
+        assert_true(criterion_judge_samples(&c, s, 3, detail, sizeof(detail)));
+        assert_string_equal(detail, "latency=1.8ms (last of 3; max 401.5, p95 401.5) bound=<300.0ms");
+}
+
 /* Nearest rank: p of n samples is the ceil(p * n / 100)-th smallest. */
 static void test_criteria_percentiles_nearest_rank(void **state) {
         double v[20];
@@ -291,6 +302,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_criteria_rules),
                 cmocka_unit_test(test_criteria_over_issue_series),
+                cmocka_unit_test(test_criteria_context_numbers),
                 cmocka_unit_test(test_criteria_percentiles_nearest_rank),
                 cmocka_unit_test(test_criteria_no_samples),
                 cmocka_unit_test(test_criteria_boolean_series),

@@ -51,7 +51,7 @@ static void test_cadence_overrun_skips(void **state) {
         assert_int_equal(n, 4);
         for (size_t i = 0; i < n; i++)
                 assert_true(at[i] == 1000.0 * (double)i); /* slots 0, 2, 4, 6 */
-        assert_int_equal(c.skipped, 4); /* 1, 3, 5, 7 */
+        assert_int_equal(c.skipped, 4);                   /* 1, 3, 5, 7 */
         assert_int_equal(c.late, 0);
         assert_true(cadence_due_ms(&c) == 4000);
 }
