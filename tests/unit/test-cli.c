@@ -14,6 +14,7 @@
 #include "common/run-command.h"
 #include "cli/cli-internal.h"
 #include "config.h"
+#include "evidence/evidence.h"
 
 /* Runs the real mayhem binary, as a user would, and captures what it says. */
 struct result {
@@ -185,6 +186,75 @@ static void test_run_engine_unreachable(void **state) {
         result_done(&r);
 }
 
+/* 41 runs: the listing shows 20 and says so; --limit and --all change that. */
+static void test_inspect_runs_says_what_it_hides(void **state) {
+        static const char *const db_files[] = { "", "-wal", "-shm" };
+        char db[64], id[80];
+        struct evidence *ev = NULL;
+        struct mh_error e = { 0 };
+        snprintf(db, sizeof(db), "/tmp/mayhem-test-cli-runs-%d.db", (int)getpid());
+        unlink(db);
+        assert_int_equal(evidence_open(db, &ev, &e), 0);
+        for (int i = 0; i < 41; i++) {
+                snprintf(id, sizeof(id), "r-many-%06d", i);
+                struct evidence_run run = { .id = id,
+                                            .name = "many",
+                                            .kind = "drill",
+                                            .spec_json = "{}",
+                                            .plan_json = "{}",
+                                            .plan_fingerprint = "00",
+                                            .engine = "docker" };
+                assert_int_equal(evidence_run_begin(ev, &run, &e), 0);
+        }
+        evidence_close(ev);
+        static const struct {
+                const char *opt[3];
+                int exit;
+                size_t rows;
+                const char *tail;
+        } cases[] = {
+                { { NULL }, 0, 20, "20 of 41 runs shown (--all or --limit N for more)\n" },
+                { { "--limit", "5" }, 0, 5, "5 of 41 runs shown (--all or --limit N for more)\n" },
+                { { "--all" }, 0, 41, NULL },
+                { { "--limit", "41" }, 0, 41, NULL },
+                { { "--limit", "0" }, 2, 0, NULL },
+                { { "--limit", "5", "--all" }, 2, 0, NULL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                const char *args[8] = { "--db", db, "inspect", "runs" };
+                for (size_t k = 0; k < 3 && cases[i].opt[k]; k++)
+                        args[4 + k] = cases[i].opt[k];
+                struct result r = run_in(NULL, args);
+                if (r.exit != cases[i].exit)
+                        fail_msg("case %zu: exit %d: %s", i, r.exit, r.err);
+                size_t rows = 0;
+                for (const char *p = r.out; (p = strstr(p, "r-many-")); p++)
+                        rows++;
+                assert_int_equal(rows, cases[i].rows);
+                const char *tail = strstr(r.out, " runs shown");
+                if (cases[i].tail)
+                        assert_string_equal(strrchr(r.out, '\n') - strlen(cases[i].tail) + 1, cases[i].tail);
+                else
+                        assert_null(tail);
+                result_done(&r);
+        }
+        struct result r =
+                run_in(NULL, (const char *const[]){ "--db", db, "inspect", "runs", "--json", NULL });
+        assert_int_equal(r.exit, 0);
+        assert_string_equal(r.err, "20 of 41 runs shown (--all or --limit N for more)\n");
+        result_done(&r);
+        r = run_in(NULL, (const char *const[]){ "--db", db, "inspect", "history", "r-ghost", NULL });
+        assert_int_equal(r.exit, 4);
+        assert_string_equal(
+                r.err, "error: [no_such_run] reading a run's history: no run 'r-ghost' in the evidence "
+                       "database\n");
+        result_done(&r);
+        for (size_t i = 0; i < ELEMENTSOF(db_files); i++) {
+                snprintf(id, sizeof(id), "%s%s", db, db_files[i]);
+                unlink(id);
+        }
+}
+
 /* The tree has no ambiguous prefix today; the rule is tested on a fake tree. */
 static int never_run(struct cli_ctx *ctx, const struct cli_args *a, struct mh_error *e) {
         return 0;
@@ -219,6 +289,7 @@ int main(void) {
                 cmocka_unit_test(test_ambiguous_prefix_is_exit_10),
                 cmocka_unit_test(test_run_needs_execute),
                 cmocka_unit_test(test_run_engine_unreachable),
+                cmocka_unit_test(test_inspect_runs_says_what_it_hides),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
