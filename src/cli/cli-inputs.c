@@ -1,6 +1,8 @@
 #include "cli-inputs.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* A drill whose targets are all host processes needs no compose file. */
 static bool needs_compose(const struct drill_spec *s) {
@@ -34,6 +36,18 @@ void cli_inputs_done(struct cli_inputs *in) {
         in->plan = plan_free(in->plan);
         in->topology = topology_free(in->topology);
         in->spec = drill_spec_free(in->spec);
+}
+
+/* The plan id is not the id of a run: the same plan may run many times and
+ * every run needs its own key in the evidence, so the line says both. */
+void cli_inputs_print_validated(const struct cli_ctx *ctx, const struct cli_inputs *in) {
+        const struct plan *pl = in->plan;
+        const char *dash = strrchr(pl->run_id, '-');
+        int prefix = dash ? (int)(dash - pl->run_id) : (int)strlen(pl->run_id);
+        fprintf(ctx->out,
+                "validated plan %s: %zu step(s), fingerprint %.12s; each run of it gets its own id, "
+                "%.*s-<6 random hex digits>\n",
+                pl->run_id, pl->n_steps, pl->fingerprint, prefix, pl->run_id);
 }
 
 void cli_inputs_warn(const struct cli_ctx *ctx, const struct cli_inputs *in) {

@@ -44,12 +44,11 @@ static int run_validate(struct cli_ctx *ctx, const struct cli_args *args, struct
                 return cli_print_json(
                         ctx,
                         json_pack(
-                                "{s:s, s:I, s:I, s:s, s:o}", "run_id", pl->run_id, "steps",
+                                "{s:s, s:I, s:I, s:s, s:o}", "plan_id", pl->run_id, "steps",
                                 (json_int_t)pl->n_steps, "faults", (json_int_t)pl->n_faults, "fingerprint",
                                 pl->fingerprint, "warnings", warnings_json(pl)),
                         reterr);
-        fprintf(ctx->out, "validated %s: %zu step(s), fingerprint %.12s\n", pl->run_id, pl->n_steps,
-                pl->fingerprint);
+        cli_inputs_print_validated(ctx, &in);
         return 0;
 }
 
@@ -108,7 +107,7 @@ static int run_plan(struct cli_ctx *ctx, const struct cli_args *args, struct mh_
         const struct plan *pl = in.plan;
         if (cli_arg(ctx, args, "json"))
                 out = json_pack(
-                        "{s:s, s:s, s:I, s:I, s:o, s:o}", "run_id", pl->run_id, "fingerprint",
+                        "{s:s, s:s, s:I, s:I, s:o, s:o}", "plan_id", pl->run_id, "fingerprint",
                         pl->fingerprint, "steps", (json_int_t)pl->n_steps, "faults",
                         (json_int_t)pl->n_faults, "decisions", plan_decisions_json(pl), "warnings",
                         warnings_json(pl));
@@ -124,8 +123,8 @@ static const struct cli_command prepare_validate = {
         .summary = "compile a drill against the compose file and run every gate; touches nothing",
         .usage = "SPEC [-c COMPOSE] [--json]",
         .help = "Parses the drill, resolves its targets in the compose file, runs the safety gates and\n"
-                "prints the plan's id and fingerprint. Errors are FILE:LINE:COL lines (exit 4; 5 when a\n"
-                "safety gate refuses).",
+                "prints the plan's id and fingerprint; each run of the plan gets its own id. Errors are\n"
+                "FILE:LINE:COL lines (exit 4; 5 when a safety gate refuses).",
         .opts = prepare_opts,
         .min_args = 1,
         .max_args = 1,

@@ -141,8 +141,7 @@ static int run_run(struct cli_ctx *ctx, const struct cli_args *args, struct mh_e
                 return r;
         cli_inputs_warn(ctx, &in);
         if (!execution_intended(ctx, args)) {
-                fprintf(ctx->out, "validated %s: %zu step(s), fingerprint %.12s\n", in.plan->run_id,
-                        in.plan->n_steps, in.plan->fingerprint);
+                cli_inputs_print_validated(ctx, &in);
                 fprintf(ctx->err, "plan ready; pass --execute to run\n");
                 return 0;
         }

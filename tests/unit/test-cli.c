@@ -73,8 +73,9 @@ static void test_validate_demo_with_prefixes(void **state) {
         assert_int_equal(a.exit, 0);
         assert_int_equal(b.exit, 0);
         assert_string_equal(a.out, b.out);
-        assert_memory_equal(a.out, "validated r-demo-", 17);
+        assert_memory_equal(a.out, "validated plan r-demo-", 22);
         assert_non_null(strstr(a.out, ": 4 step(s), fingerprint "));
+        assert_non_null(strstr(a.out, "; each run of it gets its own id, r-demo-<6 random hex digits>\n"));
         result_done(&a);
         result_done(&b);
 }
@@ -168,7 +169,7 @@ static void test_run_needs_execute(void **state) {
         snprintf(db, sizeof(db), "/tmp/mayhem-test-cli-%d.db", (int)getpid());
         struct result r = RUN("--db", db, "run", DEMO);
         assert_int_equal(r.exit, 0);
-        assert_memory_equal(r.out, "validated r-demo-", 17);
+        assert_memory_equal(r.out, "validated plan r-demo-", 22);
         assert_string_equal(r.err, "plan ready; pass --execute to run\n");
         assert_int_equal(access(db, F_OK), -1); /* nothing touched, not even the database */
         result_done(&r);
