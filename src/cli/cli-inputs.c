@@ -12,6 +12,37 @@ static bool needs_compose(const struct drill_spec *s) {
         return false;
 }
 
+static bool same_directory(const char *a, const char *b) {
+        _cleanup_free_ char *ra = realpath(a, NULL), *rb = realpath(b, NULL);
+        return ra && rb && strcmp(ra, rb) == 0;
+}
+
+/* compose.yaml & co. in the working directory, else next to the drill, as a
+ * drill kept beside its stack is run from anywhere. */
+static int find_compose(const char *spec_path, char **ret, struct mh_error *reterr) {
+        int r = compose_find_default(".", ret, reterr);
+        if (r != -ENOENT)
+                return r;
+        _cleanup_free_ char *dir = strdup(spec_path);
+        if (!dir)
+                return mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
+        char *slash = strrchr(dir, '/');
+        if (!slash)
+                return r;
+        slash[slash == dir] = '\0'; /* "/x.yaml" lives in "/" */
+        if (same_directory(dir, "."))
+                return r;
+        r = compose_find_default(dir, ret, NULL);
+        if (r != -ENOENT)
+                return r < 0 ? mh_error_set(reterr, r, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory") : r;
+        return mh_error_set(
+                reterr, -ENOENT, MH_EXIT_VALIDATION_ERROR, "compose_not_found",
+                "no compose file in the current directory nor in %s, next to the drill (looked for "
+                "compose.yaml, compose.yml, docker-compose.yml and docker-compose.yaml); name one with -c "
+                "FILE",
+                dir);
+}
+
 int cli_inputs_load(
         const char *spec_path, const char *compose_path, enum plan_host host, struct cli_inputs *in,
         struct mh_error *reterr) {
@@ -22,7 +53,7 @@ int cli_inputs_load(
         if ((r = drill_load(spec_path, &in->spec, reterr)) < 0)
                 return r;
         if (!compose_path) {
-                r = compose_find_default(".", &found, reterr);
+                r = find_compose(spec_path, &found, reterr);
                 if (r < 0 && (r != -ENOENT || needs_compose(in->spec)))
                         return r;
                 compose_path = found;

@@ -6,8 +6,9 @@
 #include "topology/topology.h"
 
 /* What `prepare` and `run` start from: the drill, the compose topology (-c,
- * else compose.yaml & co. in the working directory), the plan, gated for
- * host targets on this machine or behind a remote agent (plan.h). */
+ * else compose.yaml & co. in the working directory, else in the drill's
+ * directory), the plan, gated for host targets on this machine or behind a
+ * remote agent (plan.h). */
 struct cli_inputs {
         struct drill_spec *spec;
         struct topology *topology;

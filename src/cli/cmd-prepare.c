@@ -12,7 +12,7 @@
 static const struct cli_opt prepare_opts[] = {
         { "compose", 'c', "COMPOSE",
           "compose file (default: compose.yaml, compose.yml, docker-compose.yml or "
-          "docker-compose.yaml in the working directory)" },
+          "docker-compose.yaml in the working directory, else next to the drill)" },
         { "json", 0, NULL, "machine-readable output" },
         CLI_OPT_HELP,
         { 0 },

@@ -12,7 +12,8 @@
 #include "run/run.h"
 
 static const struct cli_opt run_opts[] = {
-        { "compose", 'c', "COMPOSE", "compose file (default: compose.yaml & co. in the working directory)" },
+        { "compose", 'c', "COMPOSE",
+          "compose file (default: compose.yaml & co. in the working directory, else next to the drill)" },
         { "execute", 0, NULL, "really inject the faults (without it: plan, gate, stop)" },
         { "json", 0, NULL, "print the result as JSON" },
         { "agent", 0, "ssh://USER@HOST[:PORT]", "inject through mayhem-agent on that host, over ssh" },

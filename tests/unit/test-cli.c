@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -137,13 +138,60 @@ static void test_failures(void **state) {
         }
 }
 
-static void test_no_compose_in_cwd(void **state) {
-        char drill[512];
-        snprintf(drill, sizeof(drill), "%s/examples/demo/drill.yaml", getenv("MAYHEM_SOURCE_ROOT"));
-        struct result r = run_in("/", (const char *const[]){ "prepare", "validate", drill, NULL });
-        assert_int_equal(r.exit, 4);
-        assert_non_null(strstr(r.err, "-c"));
+static void write_file(const char *dir, const char *name, const char *text) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        assert_int_equal(fputs(text, f) >= 0, 1);
+        assert_int_equal(fclose(f), 0);
+}
+
+static void remove_file(const char *dir, const char *name) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        assert_int_equal(unlink(path), 0);
+}
+
+#define SMALL_DRILL                                                                                         \
+        "kind: drill\nname: small\ncontainers:\n  web-1:\n    faults:\n      - fault: container.pause\n"    \
+        "        duration: 1s\nexecution:\n  - sequential: [web-1]\n"
+
+/* Without -c: compose.yaml & co. in the working directory, else next to the drill. */
+static void test_compose_next_to_drill(void **state) {
+        char top[] = "/tmp/mayhem-test-cli-XXXXXX", stack[64];
+        assert_non_null(mkdtemp(top));
+        snprintf(stack, sizeof(stack), "%s/stack", top);
+        assert_int_equal(mkdir(stack, 0700), 0);
+        write_file(stack, "drill.yaml", SMALL_DRILL);
+        write_file(stack, "compose.yaml", "services:\n  web:\n    image: x\n    container_name: web-1\n");
+        const char *const validate[] = { "prepare", "validate", "stack/drill.yaml", NULL };
+
+        struct result r = run_in(top, validate);
+        if (r.exit != 0)
+                fail_msg("exit %d: %s", r.exit, r.err);
+        assert_memory_equal(r.out, "validated plan r-small-", 23);
         result_done(&r);
+
+        /* The working directory's compose file comes first: it has no web-1. */
+        write_file(top, "docker-compose.yml", "services:\n  other:\n    image: x\n");
+        r = run_in(top, validate);
+        assert_int_equal(r.exit, 4);
+        assert_non_null(strstr(r.err, "web-1"));
+        result_done(&r);
+        remove_file(top, "docker-compose.yml");
+
+        remove_file(stack, "compose.yaml");
+        r = run_in(top, validate);
+        assert_int_equal(r.exit, 4);
+        assert_string_equal(
+                r.err, "error: [compose_not_found] no compose file in the current directory nor in stack, "
+                       "next to the drill (looked for compose.yaml, compose.yml, docker-compose.yml and "
+                       "docker-compose.yaml); name one with -c FILE\n");
+        result_done(&r);
+        remove_file(stack, "drill.yaml");
+        assert_int_equal(rmdir(stack), 0);
+        assert_int_equal(rmdir(top), 0);
 }
 
 static void test_discover(void **state) {
@@ -285,7 +333,7 @@ int main(void) {
                 cmocka_unit_test(test_validate_demo_with_prefixes),
                 cmocka_unit_test(test_plan_json_is_stable),
                 cmocka_unit_test(test_failures),
-                cmocka_unit_test(test_no_compose_in_cwd),
+                cmocka_unit_test(test_compose_next_to_drill),
                 cmocka_unit_test(test_discover),
                 cmocka_unit_test(test_ambiguous_prefix_is_exit_10),
                 cmocka_unit_test(test_run_needs_execute),
