@@ -82,6 +82,8 @@ void cli_inputs_print_validated(const struct cli_ctx *ctx, const struct cli_inpu
 }
 
 void cli_inputs_warn(const struct cli_ctx *ctx, const struct cli_inputs *in) {
+        for (size_t i = 0; in->topology && i < in->topology->n_warnings; i++)
+                cli_print_warning(ctx, in->topology->warnings[i]);
         for (size_t i = 0; in->plan && i < in->plan->n_warnings; i++)
                 cli_print_warning(ctx, in->plan->warnings[i]);
 }

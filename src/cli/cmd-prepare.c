@@ -27,8 +27,12 @@ static int load(
         return r;
 }
 
-static json_t *warnings_json(const struct plan *pl) {
+/* The compose file's, then the plan's. */
+static json_t *warnings_json(const struct cli_inputs *in) {
+        const struct plan *pl = in->plan;
         json_t *a = json_array();
+        for (size_t i = 0; a && in->topology && i < in->topology->n_warnings; i++)
+                json_array_append_new(a, json_string(in->topology->warnings[i]));
         for (size_t i = 0; a && i < pl->n_warnings; i++)
                 json_array_append_new(a, json_string(pl->warnings[i]));
         return a;
@@ -46,7 +50,7 @@ static int run_validate(struct cli_ctx *ctx, const struct cli_args *args, struct
                         json_pack(
                                 "{s:s, s:I, s:I, s:s, s:o}", "plan_id", pl->run_id, "steps",
                                 (json_int_t)pl->n_steps, "faults", (json_int_t)pl->n_faults, "fingerprint",
-                                pl->fingerprint, "warnings", warnings_json(pl)),
+                                pl->fingerprint, "warnings", warnings_json(&in)),
                         reterr);
         cli_inputs_print_validated(ctx, &in);
         return 0;
@@ -110,7 +114,7 @@ static int run_plan(struct cli_ctx *ctx, const struct cli_args *args, struct mh_
                         "{s:s, s:s, s:I, s:I, s:o, s:o}", "plan_id", pl->run_id, "fingerprint",
                         pl->fingerprint, "steps", (json_int_t)pl->n_steps, "faults",
                         (json_int_t)pl->n_faults, "decisions", plan_decisions_json(pl), "warnings",
-                        warnings_json(pl));
+                        warnings_json(&in));
         else if ((r = plan_to_json(pl, &out)) < 0)
                 return mh_error_set(reterr, r, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
         else
