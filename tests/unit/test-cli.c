@@ -181,6 +181,25 @@ static void test_compose_next_to_drill(void **state) {
         result_done(&r);
         remove_file(top, "docker-compose.yml");
 
+        /* What the compose file says that we do not follow is a warning, with its place. */
+        write_file(
+                stack, "compose.yaml",
+                "include: [more.yaml]\nservices:\n  web:\n    image: x\n    imagee: y\n"
+                "    container_name: web-1\n");
+        r = run_in(top, validate);
+        assert_int_equal(r.exit, 0);
+        assert_non_null(strstr(r.err, "warning: stack/compose.yaml:1:1: include: not supported"));
+        assert_non_null(strstr(
+                r.err, "warning: stack/compose.yaml:5:5: services.web.imagee: not a compose service key; "
+                       "ignored (did you mean 'image'?)\n"));
+        result_done(&r);
+        r = run_in(top, (const char *const[]){ "prepare", "validate", "--json", "stack/drill.yaml", NULL });
+        assert_int_equal(r.exit, 0);
+        assert_string_equal(r.err, "");
+        assert_non_null(strstr(r.out, "\"stack/compose.yaml:5:5: services.web.imagee: not a compose"));
+        assert_non_null(strstr(r.out, "\"plan_id\": \"r-small-"));
+        result_done(&r);
+
         remove_file(stack, "compose.yaml");
         r = run_in(top, validate);
         assert_int_equal(r.exit, 4);
