@@ -176,6 +176,8 @@ static int cmp_var(const void *a, const void *b) {
 /* Sorted, and of equal names only the last one written. */
 static void settle(struct compose_dotenv *e) {
         size_t k = 0;
+        if (e->n_vars == 0)
+                return; /* no array at all: qsort() must not see NULL */
         qsort(e->vars, e->n_vars, sizeof(*e->vars), cmp_var);
         for (size_t i = 0; i < e->n_vars; i++) {
                 if (k > 0 && strcmp(e->vars[k - 1].name, e->vars[i].name) == 0)
