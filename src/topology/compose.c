@@ -109,10 +109,9 @@ static int add_inactive(
         const struct compose_ctx *c, const struct ypair *p, const char *profiles, size_t *ret_index) {
         struct topology *t = c->t;
         struct topo_inactive *x = &t->inactive[t->n_inactive];
-        char w[COMPOSE_WHERE_MAX];
+        char sw[COMPOSE_WHERE_MAX], w[COMPOSE_WHERE_MAX];
         const char *container = NULL;
 
-        char sw[COMPOSE_WHERE_MAX];
         compose_where_key(sw, "services", p->key->text);
         compose_where_key(w, sw, "container_name");
         int r = compose_string(c, ynode_get(p->value, "container_name"), w, &container);
