@@ -246,13 +246,15 @@ static int run_topology(struct cli_ctx *ctx, const struct cli_args *args, struct
                 return r;
         if ((r = compose_load(path ? path : found, &t, reterr)) < 0)
                 return r;
-        if (ctx->format == CLI_FORMAT_JSON || cli_arg(ctx, args, "json")) {
+        if (ctx->format == CLI_FORMAT_JSON || cli_arg(ctx, args, "json")) { /* the JSON has the warnings */
                 json_t *j = NULL;
                 if (topology_to_json(t, &j) < 0)
                         return mh_error_set(
                                 reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
                 return cli_print_json(ctx, j, reterr);
         }
+        for (size_t i = 0; i < t->n_warnings; i++)
+                cli_print_warning(ctx, t->warnings[i]);
         print_topology(ctx->out, t);
         return 0;
 }

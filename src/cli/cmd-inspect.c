@@ -4,14 +4,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/parse-number.h"
 #include "evidence/evidence.h"
 #include "evidence/lease.h"
 
 #define RUNS_LIMIT_DEFAULT 20
+#define RUNS_LIMIT_MAX     1000000
 
 static const struct cli_opt runs_opts[] = {
         { "json", 0, NULL, "machine-readable output" },
         { "run", 0, "RUN_ID", "only this run" },
+        { "limit", 'n', "N", "the newest N runs (default 20)" },
+        { "all", 'a', NULL, "every run" },
         CLI_OPT_HELP,
         { 0 },
 };
@@ -43,15 +47,50 @@ static int open_db(const struct cli_ctx *ctx, struct evidence **ret, struct mh_e
         return evidence_open(ctx->db_path, ret, reterr);
 }
 
+/* --limit N (1..RUNS_LIMIT_MAX), --all (0: no limit), else the default. */
+static int runs_limit(
+        struct cli_ctx *ctx, const struct cli_args *args, size_t *ret, struct mh_error *reterr) {
+        const char *s = cli_arg(ctx, args, "limit");
+        int64_t n;
+        if (s && cli_arg(ctx, args, "all"))
+                return cli_usage_error(reterr, ctx, "--limit and --all exclude each other");
+        if (!s) {
+                *ret = cli_arg(ctx, args, "all") ? 0 : RUNS_LIMIT_DEFAULT;
+                return 0;
+        }
+        if (parse_int64(s, &n) < 0 || n < 1 || n > RUNS_LIMIT_MAX)
+                return cli_usage_error(
+                        reterr, ctx, "--limit takes a number from 1 to %d, not '%s'", RUNS_LIMIT_MAX, s);
+        *ret = (size_t)n;
+        return 0;
+}
+
+/* What the limit left out, said where it cannot be missed: after the
+ * table, or on stderr beside JSON. */
+static void print_hidden(const struct cli_ctx *ctx, bool json, size_t shown, size_t total) {
+        if (shown >= total)
+                return;
+        fprintf(json ? ctx->err : ctx->out, "%zu of %zu runs shown (--all or --limit N for more)\n", shown,
+                total);
+}
+
 static int run_runs(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
         _cleanup_(evidence_closep) struct evidence *ev = NULL;
+        const char *only = cli_arg(ctx, args, "run");
+        bool json = want_json(ctx, args);
         json_t *runs = NULL;
+        size_t limit = 0, total = 0;
         int r;
-        if ((r = open_db(ctx, &ev, reterr)) < 0 ||
-            (r = evidence_runs_json(ev, cli_arg(ctx, args, "run"), RUNS_LIMIT_DEFAULT, &runs, reterr)) < 0)
+        if ((r = runs_limit(ctx, args, &limit, reterr)) < 0 || (r = open_db(ctx, &ev, reterr)) < 0 ||
+            (!only && (r = evidence_runs_count(ev, &total, reterr)) < 0) ||
+            (r = evidence_runs_json(ev, only, limit, &runs, reterr)) < 0)
                 return r;
-        if (want_json(ctx, args))
-                return cli_print_json(ctx, runs, reterr);
+        size_t shown = json_array_size(runs);
+        if (json) {
+                r = cli_print_json(ctx, runs, reterr);
+                print_hidden(ctx, true, shown, total);
+                return r;
+        }
         fprintf(ctx->out, "%-28s %-6s %-10s %-9s %s\n", "RUN", "KIND", "STATUS", "VERDICT", "STARTED");
         size_t i;
         json_t *run;
@@ -59,6 +98,7 @@ static int run_runs(struct cli_ctx *ctx, const struct cli_args *args, struct mh_
                 fprintf(ctx->out, "%-28s %-6s %-10s %-9s %s\n", str(run, "id"), str(run, "kind"),
                         str(run, "status"), str(run, "verdict"), str(run, "started_at"));
         json_decref(runs);
+        print_hidden(ctx, false, shown, total);
         return 0;
 }
 
@@ -138,7 +178,9 @@ static int run_history(struct cli_ctx *ctx, const struct cli_args *args, struct 
 static const struct cli_command inspect_runs = {
         .name = "runs",
         .summary = "the runs in the evidence database, newest first",
-        .usage = "[--run RUN_ID] [--json]",
+        .usage = "[--run RUN_ID] [--limit N | --all] [--json]",
+        .help = "Lists the newest 20 runs unless --limit N or --all says otherwise, and says how many it\n"
+                "left out (after the table; on stderr with --json).",
         .opts = runs_opts,
         .run = run_runs,
 };

@@ -12,7 +12,7 @@
 static const struct cli_opt prepare_opts[] = {
         { "compose", 'c', "COMPOSE",
           "compose file (default: compose.yaml, compose.yml, docker-compose.yml or "
-          "docker-compose.yaml in the working directory)" },
+          "docker-compose.yaml in the working directory, else next to the drill)" },
         { "json", 0, NULL, "machine-readable output" },
         CLI_OPT_HELP,
         { 0 },
@@ -27,8 +27,12 @@ static int load(
         return r;
 }
 
-static json_t *warnings_json(const struct plan *pl) {
+/* The compose file's, then the plan's. */
+static json_t *warnings_json(const struct cli_inputs *in) {
+        const struct plan *pl = in->plan;
         json_t *a = json_array();
+        for (size_t i = 0; a && in->topology && i < in->topology->n_warnings; i++)
+                json_array_append_new(a, json_string(in->topology->warnings[i]));
         for (size_t i = 0; a && i < pl->n_warnings; i++)
                 json_array_append_new(a, json_string(pl->warnings[i]));
         return a;
@@ -44,12 +48,11 @@ static int run_validate(struct cli_ctx *ctx, const struct cli_args *args, struct
                 return cli_print_json(
                         ctx,
                         json_pack(
-                                "{s:s, s:I, s:I, s:s, s:o}", "run_id", pl->run_id, "steps",
+                                "{s:s, s:I, s:I, s:s, s:o}", "plan_id", pl->run_id, "steps",
                                 (json_int_t)pl->n_steps, "faults", (json_int_t)pl->n_faults, "fingerprint",
-                                pl->fingerprint, "warnings", warnings_json(pl)),
+                                pl->fingerprint, "warnings", warnings_json(&in)),
                         reterr);
-        fprintf(ctx->out, "validated %s: %zu step(s), fingerprint %.12s\n", pl->run_id, pl->n_steps,
-                pl->fingerprint);
+        cli_inputs_print_validated(ctx, &in);
         return 0;
 }
 
@@ -108,10 +111,10 @@ static int run_plan(struct cli_ctx *ctx, const struct cli_args *args, struct mh_
         const struct plan *pl = in.plan;
         if (cli_arg(ctx, args, "json"))
                 out = json_pack(
-                        "{s:s, s:s, s:I, s:I, s:o, s:o}", "run_id", pl->run_id, "fingerprint",
+                        "{s:s, s:s, s:I, s:I, s:o, s:o}", "plan_id", pl->run_id, "fingerprint",
                         pl->fingerprint, "steps", (json_int_t)pl->n_steps, "faults",
                         (json_int_t)pl->n_faults, "decisions", plan_decisions_json(pl), "warnings",
-                        warnings_json(pl));
+                        warnings_json(&in));
         else if ((r = plan_to_json(pl, &out)) < 0)
                 return mh_error_set(reterr, r, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
         else
@@ -124,8 +127,8 @@ static const struct cli_command prepare_validate = {
         .summary = "compile a drill against the compose file and run every gate; touches nothing",
         .usage = "SPEC [-c COMPOSE] [--json]",
         .help = "Parses the drill, resolves its targets in the compose file, runs the safety gates and\n"
-                "prints the plan's id and fingerprint. Errors are FILE:LINE:COL lines (exit 4; 5 when a\n"
-                "safety gate refuses).",
+                "prints the plan's id and fingerprint; each run of the plan gets its own id. Errors are\n"
+                "FILE:LINE:COL lines (exit 4; 5 when a safety gate refuses).",
         .opts = prepare_opts,
         .min_args = 1,
         .max_args = 1,

@@ -12,7 +12,8 @@
 #include "run/run.h"
 
 static const struct cli_opt run_opts[] = {
-        { "compose", 'c', "COMPOSE", "compose file (default: compose.yaml & co. in the working directory)" },
+        { "compose", 'c', "COMPOSE",
+          "compose file (default: compose.yaml & co. in the working directory, else next to the drill)" },
         { "execute", 0, NULL, "really inject the faults (without it: plan, gate, stop)" },
         { "json", 0, NULL, "print the result as JSON" },
         { "agent", 0, "ssh://USER@HOST[:PORT]", "inject through mayhem-agent on that host, over ssh" },
@@ -141,8 +142,7 @@ static int run_run(struct cli_ctx *ctx, const struct cli_args *args, struct mh_e
                 return r;
         cli_inputs_warn(ctx, &in);
         if (!execution_intended(ctx, args)) {
-                fprintf(ctx->out, "validated %s: %zu step(s), fingerprint %.12s\n", in.plan->run_id,
-                        in.plan->n_steps, in.plan->fingerprint);
+                cli_inputs_print_validated(ctx, &in);
                 fprintf(ctx->err, "plan ready; pass --execute to run\n");
                 return 0;
         }

@@ -111,7 +111,7 @@ int evidence_run_status_from_string(const char *s);
 int evidence_step_status_from_string(const char *s);
 bool evidence_run_status_is_terminal(const char *s);
 
-/* The run's status, 0 when it exists, -ENOENT ("no run 'X' in DB") when not. */
+/* The run's status, 0 when it exists, -ENOENT ("no run 'X' in the evidence database") when not. */
 int evidence_run_status_get(
         struct evidence *ev, const char *op, const char *run_id, char **ret_status, struct mh_error *reterr);
 int evidence_no_run(const char *op, const char *run_id, struct mh_error *reterr);

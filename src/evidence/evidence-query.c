@@ -85,7 +85,7 @@ static json_t *run_json(sqlite3_stmt *st, bool detail) {
 
 int evidence_runs_json(
         struct evidence *ev, const char *run_id, size_t limit, json_t **ret, struct mh_error *reterr) {
-        static const char op[] = "evidence_runs_json";
+        static const char op[] = "listing the runs";
         int64_t lim = limit == 0 || limit > (size_t)INT64_MAX ? -1 : (int64_t)limit;
 
         EVIDENCE_LOCK_SCOPE(ev);
@@ -115,6 +115,20 @@ int evidence_runs_json(
         return 0;
 }
 
+int evidence_runs_count(struct evidence *ev, size_t *ret, struct mh_error *reterr) {
+        static const char op[] = "counting the runs";
+
+        EVIDENCE_LOCK_SCOPE(ev);
+        _cleanup_(sqlite3_finalizep) sqlite3_stmt *st = NULL;
+        int r = evidence_prepare(ev, op, &st, reterr, "SELECT count(*) FROM runs", NULL);
+        if (r >= 0)
+                r = evidence_step(ev, st, op, reterr);
+        if (r < 0)
+                return r;
+        *ret = r > 0 ? (size_t)sqlite3_column_int64(st, 0) : 0;
+        return 0;
+}
+
 json_t *evidence_lease_json(const struct lease *l, const char *now) {
         bool open = !lease_state_is_safe_terminal(l->state);
         bool overdue = open && l->expires_at[0] && strcmp(now, l->expires_at) > 0;
@@ -136,7 +150,7 @@ json_t *evidence_lease_json(const struct lease *l, const char *now) {
 
 int evidence_leases_json(
         struct evidence *ev, const char *run_id, bool only_open, json_t **ret, struct mh_error *reterr) {
-        static const char op[] = "evidence_leases_json";
+        static const char op[] = "listing the leases";
         struct lease *leases = NULL;
         size_t n = 0;
         int r;
@@ -167,7 +181,7 @@ int evidence_leases_json(
 
 int evidence_observations_json(
         struct evidence *ev, const char *run_id, json_t **ret, struct mh_error *reterr) {
-        static const char op[] = "evidence_observations_json";
+        static const char op[] = "reading a run's observations";
         int r = evidence_check_str(op, "run id", run_id, reterr);
         if (r < 0)
                 return r;
@@ -390,7 +404,7 @@ static int history_leases(
 }
 
 int evidence_history_json(struct evidence *ev, const char *run_id, json_t **ret, struct mh_error *reterr) {
-        static const char op[] = "evidence_history_json";
+        static const char op[] = "reading a run's history";
         int r = evidence_check_str(op, "run id", run_id, reterr);
         if (r < 0)
                 return r;

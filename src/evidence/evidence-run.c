@@ -14,7 +14,7 @@ static int bad_value(const char *op, const char *field, const char *value, struc
 }
 
 int evidence_run_begin(struct evidence *ev, const struct evidence_run *run, struct mh_error *reterr) {
-        static const char op[] = "evidence_run_begin";
+        static const char op[] = "recording a new run";
         int r;
 
         if ((r = evidence_check_str(op, "run id", run->id, reterr)) < 0 ||
@@ -48,7 +48,7 @@ int evidence_run_begin(struct evidence *ev, const struct evidence_run *run, stru
         if (r == -EEXIST)
                 return mh_error_set(
                         reterr, -EEXIST, MH_EXIT_GENERAL_FAILURE, "evidence_run_exists",
-                        "%s: run '%s' is already in DB", op, run->id);
+                        "%s: run '%s' is already in the evidence database", op, run->id);
         return r < 0 ? r : 0;
 }
 
@@ -67,7 +67,7 @@ static int run_not_ended(struct evidence *ev, const char *op, const char *run_id
 
 int evidence_run_set_status(
         struct evidence *ev, const char *run_id, const char *status, struct mh_error *reterr) {
-        static const char op[] = "evidence_run_set_status";
+        static const char op[] = "recording a run's status";
         int r = evidence_check_str(op, "run id", run_id, reterr);
         if (r < 0)
                 return r;
@@ -134,7 +134,7 @@ static int check_no_open_leases(
 int evidence_run_finish(
         struct evidence *ev, const char *run_id, const char *status, const char *verdict,
         const char *criteria_json, const char *summary_md, struct mh_error *reterr) {
-        static const char op[] = "evidence_run_finish";
+        static const char op[] = "recording a run's end";
         int r = evidence_check_str(op, "run id", run_id, reterr);
         if (r < 0)
                 return r;
@@ -170,7 +170,7 @@ int evidence_run_finish(
 int evidence_step_begin(
         struct evidence *ev, const char *run_id, int seq, const char *action_type, const char *action_json,
         char ret_step_id[EVIDENCE_ID_MAX], struct mh_error *reterr) {
-        static const char op[] = "evidence_step_begin";
+        static const char op[] = "recording a step";
         int r;
         if ((r = evidence_check_str(op, "run id", run_id, reterr)) < 0 ||
             (r = evidence_check_str(op, "action type", action_type, reterr)) < 0 ||
@@ -205,7 +205,7 @@ int evidence_step_begin(
 int evidence_step_finish(
         struct evidence *ev, const char *step_id, const char *status, const char *error,
         struct mh_error *reterr) {
-        static const char op[] = "evidence_step_finish";
+        static const char op[] = "recording a step's result";
         int r = evidence_check_str(op, "step id", step_id, reterr);
         if (r < 0)
                 return r;
@@ -239,7 +239,7 @@ int evidence_step_finish(
                 if (r == 0)
                         return mh_error_set(
                                 reterr, -ENOENT, MH_EXIT_GENERAL_FAILURE, "evidence_no_step",
-                                "%s: no step '%s' in DB", op, step_id);
+                                "%s: no step '%s' in the evidence database", op, step_id);
                 return mh_error_set(
                         reterr, -ESTALE, MH_EXIT_GENERAL_FAILURE, "evidence_step_stale",
                         "%s: step '%s' is %s, not running", op, step_id,
@@ -251,7 +251,7 @@ int evidence_step_finish(
 int evidence_event(
         struct evidence *ev, const char *run_id, enum evidence_event_kind kind, const char *payload_json,
         struct mh_error *reterr) {
-        static const char op[] = "evidence_event";
+        static const char op[] = "recording an event";
         const char *name = evidence_event_kind_to_string(kind);
         int r;
         if (!name)
@@ -276,7 +276,7 @@ int evidence_event(
 int evidence_observation(
         struct evidence *ev, const char *run_id, const char *kind, const char *source, const char *data_json,
         struct mh_error *reterr) {
-        static const char op[] = "evidence_observation";
+        static const char op[] = "recording an observation";
         int r;
         if ((r = evidence_check_str(op, "run id", run_id, reterr)) < 0 ||
             (r = evidence_check_str(op, "observation kind", kind, reterr)) < 0 ||
@@ -312,7 +312,7 @@ int evidence_invocation(
         struct evidence *ev, const char *run_id, const char *step_id, const char *fault_id,
         const char *targets_json, const char *params_json, const char *backend, const char *lease_id,
         struct mh_error *reterr) {
-        static const char op[] = "evidence_invocation";
+        static const char op[] = "recording a fault invocation";
         int r;
         if ((r = evidence_check_str(op, "run id", run_id, reterr)) < 0 ||
             (r = evidence_check_str(op, "fault id", fault_id, reterr)) < 0 ||
@@ -338,7 +338,7 @@ int evidence_invocation(
                 if (r == 0)
                         return mh_error_set(
                                 reterr, -ENOENT, MH_EXIT_GENERAL_FAILURE, "evidence_no_step",
-                                "%s: no step '%s' in DB", op, step_id);
+                                "%s: no step '%s' in the evidence database", op, step_id);
         }
         if (lease_id) {
                 r = row_exists(ev, op, "SELECT 1 FROM fault_leases WHERE id = ?", lease_id, reterr);
@@ -347,7 +347,7 @@ int evidence_invocation(
                 if (r == 0)
                         return mh_error_set(
                                 reterr, -ENOENT, MH_EXIT_GENERAL_FAILURE, "evidence_no_lease",
-                                "%s: no lease '%s' in DB", op, lease_id);
+                                "%s: no lease '%s' in the evidence database", op, lease_id);
         }
         r = evidence_exec(
                 ev, op, reterr,
@@ -368,7 +368,7 @@ int evidence_invocation(
 int evidence_recovery_record(
         struct evidence *ev, const char *lease_id, int attempt, const char *mechanism,
         const char *undo_results_json, bool verified, struct mh_error *reterr) {
-        static const char op[] = "evidence_recovery_record";
+        static const char op[] = "recording a recovery";
         int r;
         if ((r = evidence_check_str(op, "lease id", lease_id, reterr)) < 0 ||
             (r = evidence_check_json(op, "undo_results_json", undo_results_json, JSON_OPTIONAL, reterr)) < 0)
@@ -397,6 +397,6 @@ int evidence_recovery_record(
         if (r == -ENOENT)
                 return mh_error_set(
                         reterr, -ENOENT, MH_EXIT_GENERAL_FAILURE, "evidence_no_lease",
-                        "%s: no lease '%s' in DB", op, lease_id);
+                        "%s: no lease '%s' in the evidence database", op, lease_id);
         return r < 0 ? r : 0;
 }

@@ -45,7 +45,8 @@ int evidence_store_watch(struct evidence *ev, const char *path, struct mh_error 
         if (!ev->path || stat(ev->path, &st) < 0)
                 return mh_error_set(
                         reterr, -errno, MH_EXIT_CONFIG_ERROR, "evidence_open",
-                        "evidence_open: '%s' is not there once opened: %s", path, strerror(errno));
+                        "opening the evidence database: '%s' is not there once opened: %s", path,
+                        strerror(errno));
         ev->dev = st.st_dev;
         ev->ino = st.st_ino;
         sqlite3_commit_hook(ev->db, refuse_moved_store, ev);
@@ -53,7 +54,7 @@ int evidence_store_watch(struct evidence *ev, const char *path, struct mh_error 
 }
 
 int evidence_writable(struct evidence *ev, struct mh_error *reterr) {
-        static const char op[] = "evidence_writable";
+        static const char op[] = "checking the evidence database is writable";
         EVIDENCE_LOCK_SCOPE(ev);
         const char *path = ev->path ? ev->path : sqlite3_db_filename(ev->db, "main");
         if (sqlite3_db_readonly(ev->db, "main") == 1)

@@ -341,8 +341,8 @@ int evidence_step_status_from_string(const char *s) {
 
 int evidence_no_run(const char *op, const char *run_id, struct mh_error *reterr) {
         return mh_error_set(
-                reterr, -ENOENT, MH_EXIT_VALIDATION_ERROR, "evidence_no_run", "%s: no run '%s' in DB", op,
-                run_id);
+                reterr, -ENOENT, MH_EXIT_VALIDATION_ERROR, "no_such_run",
+                "%s: no run '%s' in the evidence database", op, run_id);
 }
 
 int evidence_run_status_get(

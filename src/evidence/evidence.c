@@ -18,7 +18,7 @@
 
 _Static_assert(EVIDENCE_APPLICATION_ID == 1296581965, "application id literal");
 
-static const char op_open[] = "evidence_open";
+static const char op_open[] = "opening the evidence database";
 
 struct evidence *evidence_close(struct evidence *ev) {
         if (!ev)

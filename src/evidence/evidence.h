@@ -12,7 +12,7 @@
  * and waits for another writer are bounded by a 5 s busy timeout.
  *
  * Every write is one transaction, committed and fsync'd before the call
- * returns. Errors name the operation ("evidence_run_begin: database is
+ * returns. Errors name the operation in words ("recording a new run: database is
  * locked"). JSON arguments must be valid JSON text; a NULL optional argument
  * is stored as NULL. See docs/internals/lease-journal.md. */
 
@@ -144,7 +144,7 @@ int evidence_recovery_record(
  * text. */
 
 /* An array of runs, newest first; all of them (up to limit, 0 = no limit) or
- * the one named (-ENOENT: "no run 'X' in DB"). Each: id, experiment_name,
+ * the one named (-ENOENT: "no run 'X' in the evidence database"). Each: id, experiment_name,
  * kind, status, recorded_status, verdict, started_at, ended_at, engine,
  * plan_fingerprint, controller_pid, controller_start_time, open_leases. A run
  * that has not ended whose controller is gone (no pid recorded, no such pid,
@@ -153,12 +153,15 @@ int evidence_recovery_record(
 int evidence_runs_json(
         struct evidence *ev, const char *run_id, size_t limit, json_t **ret, struct mh_error *reterr);
 
+/* How many runs the database holds, so a listing can say what its limit hides. */
+int evidence_runs_count(struct evidence *ev, size_t *ret, struct mh_error *reterr);
+
 /* One snapshot of a run: {"run": {... as above, plus spec, plan, criteria,
  * summary_md}, "steps": [], "leases": [], "invocations": [],
  * "recovery_records": [], "events": [], "observations": [], "timeline": []}.
  * Each list is in time order; "timeline" merges them as references
  * {at, type (step lease invocation recovery event observation), id, kind
- * (events only)} in time order. -ENOENT: "no run 'X' in DB". */
+ * (events only)} in time order. -ENOENT: "no run 'X' in the evidence database". */
 int evidence_history_json(struct evidence *ev, const char *run_id, json_t **ret, struct mh_error *reterr);
 
 /* The run's observations, oldest first: {id, kind, source, data, timestamp}. */

@@ -58,8 +58,8 @@ static int oom(const char *op, struct mh_error *reterr) {
 
 static int no_lease(const char *op, const char *lease_id, struct mh_error *reterr) {
         return mh_error_set(
-                reterr, -ENOENT, MH_EXIT_GENERAL_FAILURE, "evidence_no_lease", "%s: no lease '%s' in DB", op,
-                lease_id);
+                reterr, -ENOENT, MH_EXIT_GENERAL_FAILURE, "evidence_no_lease",
+                "%s: no lease '%s' in the evidence database", op, lease_id);
 }
 
 static int dup_column(sqlite3_stmt *st, int col, char **ret) {
@@ -172,7 +172,7 @@ static int ttl_check(const char *op, unsigned *ttl, struct mh_error *reterr) {
 
 int lease_create(
         struct evidence *ev, const struct lease_new *l, char ret_id[LEASE_ID_MAX], struct mh_error *reterr) {
-        static const char op[] = "lease_create";
+        static const char op[] = "journalling a lease";
         int r;
         /* The write-ahead record must be enough to undo and verify the fault
          * on its own, so the ops and probes are required now, not later. */
@@ -320,7 +320,7 @@ static int update_check(const char *op, const struct lease_update *upd, struct m
 int lease_transition(
         struct evidence *ev, const char *lease_id, enum lease_state from, enum lease_state to,
         const struct lease_update *upd, struct mh_error *reterr) {
-        static const char op[] = "lease_transition";
+        static const char op[] = "journalling a lease's state";
         static const struct lease_update none = { .set_injected_at = false };
         int r;
 
@@ -394,7 +394,7 @@ int lease_transition(
 }
 
 int lease_extend(struct evidence *ev, const char *lease_id, unsigned ttl_seconds, struct mh_error *reterr) {
-        static const char op[] = "lease_extend";
+        static const char op[] = "extending a lease";
         int r;
         if ((r = evidence_check_str(op, "lease id", lease_id, reterr)) < 0 ||
             (r = ttl_check(op, &ttl_seconds, reterr)) < 0)
@@ -422,7 +422,7 @@ int lease_extend(struct evidence *ev, const char *lease_id, unsigned ttl_seconds
 }
 
 int lease_get(struct evidence *ev, const char *lease_id, struct lease *ret, struct mh_error *reterr) {
-        static const char op[] = "lease_get";
+        static const char op[] = "reading a lease";
         int r = evidence_check_str(op, "lease id", lease_id, reterr);
         if (r < 0)
                 return r;
@@ -491,7 +491,7 @@ int lease_list(
 int lease_forget(
         struct evidence *ev, const char *lease_id, const char *reason, enum lease_state *ret_from,
         struct mh_error *reterr) {
-        static const char op[] = "lease_forget";
+        static const char op[] = "forgetting a lease";
         struct lease l;
         char notes[1024];
         int r;

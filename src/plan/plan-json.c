@@ -167,7 +167,7 @@ int plan_to_json(const struct plan *pl, json_t **ret) {
         if (r < 0)
                 return r;
         json_object_set_new(o, "fingerprint", json_string(pl->fingerprint));
-        json_object_set_new(o, "run_id", json_string(pl->run_id));
+        json_object_set_new(o, "plan_id", json_string(pl->run_id));
         *ret = o;
         return 0;
 }

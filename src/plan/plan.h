@@ -77,7 +77,8 @@ struct plan {
         size_t n_warnings;
         char *canonical_json; /* what the fingerprint covers */
         char fingerprint[SHA256_HEX_SIZE];
-        char run_id[PLAN_RUN_ID_MAX]; /* r-<name>-<first 6 hex of the fingerprint> */
+        char run_id[PLAN_RUN_ID_MAX]; /* the plan id, r-<name>-<first 6 hex of the fingerprint>; each run
+                                       * of the plan gets its own id from it (run.c) */
 };
 
 /* Where a drill's host-process targets live, for the host gate: on the
@@ -104,9 +105,9 @@ int plan_build_on(
 struct plan *plan_free(struct plan *plan);
 DEFINE_FREEP(struct plan, plan_free)
 
-/* The plan as a JSON object, with "fingerprint" and "run_id" added. */
+/* The plan as a JSON object, with "fingerprint" and "plan_id" added. */
 int plan_to_json(const struct plan *plan, json_t **ret);
-/* Everything the fingerprint covers: the plan without fingerprint and run_id. */
+/* Everything the fingerprint covers: the plan without fingerprint and plan_id. */
 int plan_body_json(const struct plan *plan, json_t **ret);
 /* The typed parameters of a fault, given or defaulted, in their base units. */
 json_t *plan_fault_params_json(const struct drill_fault *f);

@@ -19,9 +19,12 @@
 /* A longer YAML path would be cut from the message anyway. */
 #define COMPOSE_WHERE_MAX MH_ERROR_MSG_MAX
 
+#define COMPOSE_PROFILES_MAX 1000u /* active ones, and per service */
+
 struct compose_service_ref {
         const char *name;
-        size_t index;
+        size_t index; /* into topology.services when active, else into topology.inactive */
+        bool active;
 };
 
 struct compose_ctx {
@@ -29,10 +32,14 @@ struct compose_ctx {
         struct topology *t;    /* what we keep goes into t->arena */
         struct arena *scratch; /* the YAML document's arena, for temporaries */
         struct mh_error *reterr;
-        const struct compose_service_ref *services_by_name; /* sorted, for depends_on */
+        const struct compose_dotenv *dotenv; /* NULL: none */
+        const char **profiles;               /* the active ones (COMPOSE_PROFILES) */
+        size_t n_profiles;
+        const struct compose_service_ref *services_by_name; /* every service, sorted, for depends_on */
         const char **service_names;                         /* file order, for suggestions */
-        size_t n_services;
-        const struct ypair *service_pairs; /* the services: mapping, file order */
+        size_t n_services;                                  /* in the file, active or not */
+        const struct ypair **service_pairs;                 /* the active services' entries, file order */
+        size_t n_active;
 };
 
 /* A list item ("db") or a mapping entry ("db: {condition: ...}"), the two
@@ -48,6 +55,12 @@ int compose_fail(
         const struct compose_ctx *c, const struct ynode *at, const char *where, const char *fmt, ...)
         _printf_(4, 5);
 int compose_oom(const struct compose_ctx *c);
+/* A line for topology.warnings, "FILE:LINE:COL: where: what"; -ENOMEM only. */
+int compose_warn(
+        const struct compose_ctx *c, const struct ynode *at, const char *where, const char *fmt, ...)
+        _printf_(4, 5);
+/* A variable from the environment, else from .env; name is len bytes, not NUL-terminated. */
+const char *compose_getenv(const struct compose_ctx *c, const char *name, size_t len);
 /* buf has COMPOSE_WHERE_MAX bytes: "parent.key", "parent[i]", or an entry in its form. */
 void compose_where_key(char *buf, const char *parent, const char *key);
 void compose_where_index(char *buf, const char *parent, size_t i);
@@ -78,7 +91,7 @@ int compose_entries(
         struct compose_entry **ret, size_t *ret_n);
 
 /* Expands ${VAR}, ${VAR:-default}, ${VAR-default}, ${VAR:?msg}, ${VAR?msg},
- * ${VAR:+alt}, ${VAR+alt}, $VAR and $$ in s from the environment. */
+ * ${VAR:+alt}, ${VAR+alt}, $VAR and $$ in s from the environment, else .env. */
 int compose_interpolate(
         const struct compose_ctx *c, const struct ynode *at, const char *where, const char *s,
         const char **ret);
@@ -86,6 +99,15 @@ int compose_interpolate(
 /* Compose's rule for service names ([a-zA-Z0-9._-]+), or docker's for
  * container names ([a-zA-Z0-9][a-zA-Z0-9_.-]+); both at most COMPOSE_NAME_MAX. */
 bool compose_name_valid(const char *s, bool container);
+/* compose-keys.c: warnings for keys that are no compose keys (x-* is always
+ * allowed), for include: and for extends:, which we do not follow. */
+int compose_check_top_keys(const struct compose_ctx *c, const struct ynode *root);
+int compose_check_service_keys(const struct compose_ctx *c, const struct ynode *svc, const char *where);
+/* compose-profiles.c: the active profiles, and whether a service is active
+ * (*ret), its profiles joined into *ret_profiles (scratch) when it is not. */
+int compose_read_active_profiles(struct compose_ctx *c);
+int compose_service_active(
+        const struct compose_ctx *c, const struct ypair *p, bool *ret, const char **ret_profiles);
 int compose_service_parse(const struct compose_ctx *c, const struct ypair *p, struct topo_service *svc);
 int compose_ports_parse(
         const struct compose_ctx *c, const struct ynode *node, const char *where, struct topo_service *svc);

@@ -38,12 +38,12 @@ static size_t name_length(const char *s, size_t n) {
         return k;
 }
 
-/* getenv() for a name that is not NUL-terminated. */
-static const char *lookup(const char *name, size_t len) {
+/* The environment wins over .env, as in docker compose. */
+const char *compose_getenv(const struct compose_ctx *c, const char *name, size_t len) {
         for (char **e = environ; e && *e; e++)
                 if (strncmp(*e, name, len) == 0 && (*e)[len] == '=')
                         return *e + len + 1;
-        return NULL;
+        return compose_dotenv_get(c->dotenv, name, len);
 }
 
 static int emit(struct expander *x, const char *s, size_t n) {
@@ -99,7 +99,7 @@ static int parse_braced(struct expander *x, const char *s, size_t n, struct brac
 static int expand(struct expander *x, const char *s, size_t n, unsigned depth);
 
 static int apply_braced(struct expander *x, const struct braced *b, unsigned depth) {
-        const char *v = lookup(b->name, b->name_len);
+        const char *v = compose_getenv(x->c, b->name, b->name_len);
         bool set = v && (!b->colon || *v);
 
         switch (b->op) {
@@ -130,7 +130,7 @@ static int expand_dollar(struct expander *x, const char *s, size_t n, unsigned d
         *used = 1 + len;
         if (len == 0)
                 return emit(x, "$", 1);
-        const char *v = lookup(s + 1, len);
+        const char *v = compose_getenv(x->c, s + 1, len);
         return v ? emit_string(x, v) : 0;
 }
 

@@ -22,6 +22,33 @@ int compose_fail(
         return mh_error_at(c->reterr, c->path, at->line, at->col, "%s: %s", where, msg);
 }
 
+int compose_warn(
+        const struct compose_ctx *c, const struct ynode *at, const char *where, const char *fmt, ...) {
+        struct topology *t = c->t;
+        char msg[MH_ERROR_MSG_MAX];
+        va_list ap;
+
+        if (t->n_warnings >= COMPOSE_WARNINGS_MAX)
+                return 0;
+        if (!t->warnings &&
+            !(t->warnings = arena_alloc_array(&t->arena, COMPOSE_WARNINGS_MAX, sizeof(char *))))
+                return compose_oom(c);
+        va_start(ap, fmt);
+        vsnprintf(msg, sizeof(msg), fmt, ap);
+        va_end(ap);
+        if (t->n_warnings == COMPOSE_WARNINGS_MAX - 1)
+                snprintf(
+                        msg, sizeof(msg), "more than %u warnings; the rest are not shown",
+                        COMPOSE_WARNINGS_MAX - 1);
+        size_t size = strlen(c->path) + strlen(where) + strlen(msg) + 48;
+        char *line = arena_alloc(&t->arena, size);
+        if (!line)
+                return compose_oom(c);
+        snprintf(line, size, "%s:%u:%u: %s%s%s", c->path, at->line, at->col, where, *where ? ": " : "", msg);
+        t->warnings[t->n_warnings++] = line;
+        return 0;
+}
+
 int compose_oom(const struct compose_ctx *c) {
         return mh_error_set(
                 c->reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "%s: out of memory", c->path);

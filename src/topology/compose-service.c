@@ -147,6 +147,11 @@ static int read_dependency(
                         c, e->at, where, "unknown service '%s'%s%s%s", e->name,
                         hint ? "; did you mean '" : "", hint ? hint : "", hint ? "'?" : "");
         }
+        if (!ref->active) /* compose refuses it too: the service is not in the project */
+                return compose_fail(
+                        c, e->at, where,
+                        "service '%s' is left out: none of its profiles (%s) is active (COMPOSE_PROFILES)",
+                        e->name, c->t->inactive[ref->index].profiles);
         int r = compose_expect(c, e->value, YNODE_MAP, true, where);
         compose_where_key(w, where, "condition");
         if (r >= 0)

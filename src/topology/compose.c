@@ -57,7 +57,7 @@ static int project_from_directory(const struct compose_ctx *c) {
 
 /* COMPOSE_PROJECT_NAME, else name:, else the directory, as compose does. */
 static int read_project(const struct compose_ctx *c, const struct ynode *root) {
-        const char *env = getenv("COMPOSE_PROJECT_NAME"), *s;
+        const char *env = compose_getenv(c, "COMPOSE_PROJECT_NAME", strlen("COMPOSE_PROJECT_NAME")), *s;
         const struct ynode *node = ynode_get(root, "name");
 
         int r = compose_string(c, node, "name", &s); /* checked even when the environment wins */
@@ -104,33 +104,78 @@ static int read_top_networks(const struct compose_ctx *c, const struct ynode *ro
         return 0;
 }
 
+/* A service no active profile enables: kept by name, for messages. */
+static int add_inactive(
+        const struct compose_ctx *c, const struct ypair *p, const char *profiles, size_t *ret_index) {
+        struct topology *t = c->t;
+        struct topo_inactive *x = &t->inactive[t->n_inactive];
+        char sw[COMPOSE_WHERE_MAX], w[COMPOSE_WHERE_MAX];
+        const char *container = NULL;
+
+        compose_where_key(sw, "services", p->key->text);
+        compose_where_key(w, sw, "container_name");
+        int r = compose_string(c, ynode_get(p->value, "container_name"), w, &container);
+        *x = (struct topo_inactive){ 0 };
+        if (r >= 0)
+                r = compose_keep(c, p->key->text, &x->name);
+        if (r >= 0)
+                r = compose_keep(c, profiles, &x->profiles);
+        if (r >= 0 && container && *container)
+                r = compose_keep(c, container, &x->container_name);
+        if (r < 0)
+                return r;
+        *ret_index = t->n_inactive++;
+        return 0;
+}
+
+/* One service's entry: its name checked, its keys looked at, whether a
+ * profile leaves it out. */
+static int index_service(struct compose_ctx *c, const struct ypair *p, struct compose_service_ref *ref) {
+        char w[COMPOSE_WHERE_MAX];
+        const char *profiles = NULL;
+        bool active = true;
+
+        compose_where_key(w, "services", p->key->text);
+        if (!compose_name_valid(p->key->text, false))
+                return compose_fail(
+                        c, p->key, w,
+                        "invalid service name (compose takes [a-zA-Z0-9._-]+, at most %u characters)",
+                        COMPOSE_NAME_MAX);
+        int r = compose_check_service_keys(c, p->value, w);
+        if (r >= 0)
+                r = compose_service_active(c, p, &active, &profiles);
+        if (r < 0)
+                return r;
+        *ref = (struct compose_service_ref){ .name = p->key->text, .active = active };
+        if (!active)
+                return add_inactive(c, p, profiles, &ref->index);
+        ref->index = c->n_active;
+        c->service_pairs[c->n_active++] = p;
+        return 0;
+}
+
 /* The names, sorted, before any service is read: depends_on may point forward. */
 static int index_services(struct compose_ctx *c, const struct ynode *services) {
-        char w[COMPOSE_WHERE_MAX];
         size_t n = services->n_pairs;
         struct compose_service_ref *refs = arena_alloc_array(c->scratch, MAX(n, 1), sizeof(*refs));
         const char **names = arena_alloc_array(c->scratch, MAX(n, 1), sizeof(*names));
+        const struct ypair **pairs = arena_alloc_array(c->scratch, MAX(n, 1), sizeof(*pairs));
 
         if (n > TOPOLOGY_SERVICES_MAX)
                 return compose_fail(c, services, "services", "more than %u services", TOPOLOGY_SERVICES_MAX);
-        if (!refs || !names)
+        c->t->inactive = arena_alloc_array(&c->t->arena, MAX(n, 1), sizeof(*c->t->inactive));
+        if (!refs || !names || !pairs || !c->t->inactive)
                 return compose_oom(c);
+        c->service_pairs = pairs;
         for (size_t i = 0; i < n; i++) {
-                const struct ynode *key = services->pairs[i].key;
-                compose_where_key(w, "services", key->text);
-                if (!compose_name_valid(key->text, false))
-                        return compose_fail(
-                                c, key, w,
-                                "invalid service name (compose takes [a-zA-Z0-9._-]+, "
-                                "at most %u characters)",
-                                COMPOSE_NAME_MAX);
-                refs[i] = (struct compose_service_ref){ .name = key->text, .index = i };
-                names[i] = key->text;
+                int r = index_service(c, &services->pairs[i], &refs[i]);
+                if (r < 0)
+                        return r;
+                names[i] = refs[i].name;
         }
         qsort(refs, n, sizeof(*refs), cmp_ref);
         c->services_by_name = refs;
         c->service_names = names;
-        c->service_pairs = services->pairs;
         c->n_services = n;
         return 0;
 }
@@ -203,7 +248,7 @@ static int index_topology(const struct compose_ctx *c) {
                         *c->reterr = e;
                 return r;
         }
-        const struct ypair *p = &c->service_pairs[bad];
+        const struct ypair *p = c->service_pairs[bad];
         const char *key = r == -EEXIST ? "container_name" : "depends_on";
         const struct ynode *at = ynode_get(p->value, key);
         compose_where_key(w, "services", p->key->text);
@@ -216,11 +261,11 @@ static int parse_services(struct compose_ctx *c, const struct ynode *services) {
         int r = index_services(c, services);
         if (r < 0)
                 return r;
-        t->services = arena_alloc_array(&t->arena, MAX(services->n_pairs, 1), sizeof(*t->services));
+        t->services = arena_alloc_array(&t->arena, MAX(c->n_active, 1), sizeof(*t->services));
         if (!t->services)
                 return compose_oom(c);
-        for (size_t i = 0; i < services->n_pairs; i++) {
-                r = compose_service_parse(c, &services->pairs[i], &t->services[i]);
+        for (size_t i = 0; i < c->n_active; i++) {
+                r = compose_service_parse(c, c->service_pairs[i], &t->services[i]);
                 if (r < 0)
                         return r;
                 t->n_services++;
@@ -237,6 +282,10 @@ static int parse_root(struct compose_ctx *c, const struct ynode *root) {
                 return compose_fail(c, root, "", "no services: mapping at the top level");
         int r = compose_expect(c, services, YNODE_MAP, false, "services");
         if (r >= 0)
+                r = compose_check_top_keys(c, root);
+        if (r >= 0)
+                r = compose_read_active_profiles(c);
+        if (r >= 0)
                 r = read_project(c, root);
         if (r >= 0)
                 r = read_top_networks(c, root);
@@ -249,8 +298,9 @@ static int parse_root(struct compose_ctx *c, const struct ynode *root) {
         return r < 0 ? r : index_topology(c);
 }
 
-int compose_parse(
-        const char *path, const char *data, size_t len, struct topology **ret, struct mh_error *reterr) {
+int compose_parse_with(
+        const char *path, const char *data, size_t len, const struct compose_dotenv *dotenv,
+        struct topology **ret, struct mh_error *reterr) {
         _cleanup_(ydoc_freep) struct ydoc *doc = NULL;
         _cleanup_(topology_freep) struct topology *t = NULL;
         const struct ydoc_limits limits = YDOC_LIMITS_DEFAULT;
@@ -267,7 +317,9 @@ int compose_parse(
         if (!t)
                 return mh_error_set(
                         reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "%s: out of memory", path);
-        struct compose_ctx c = { .path = t->source_path, .t = t, .scratch = &doc->arena, .reterr = reterr };
+        struct compose_ctx c = {
+                .path = t->source_path, .t = t, .scratch = &doc->arena, .reterr = reterr, .dotenv = dotenv
+        };
         r = parse_root(&c, doc->root);
         if (r < 0)
                 return r;
@@ -275,14 +327,39 @@ int compose_parse(
         return 0;
 }
 
+int compose_parse(
+        const char *path, const char *data, size_t len, struct topology **ret, struct mh_error *reterr) {
+        return compose_parse_with(path, data, len, NULL, ret, reterr);
+}
+
+/* The project directory's .env, as compose reads it: the compose file's
+ * directory. None is fine; one that cannot be read or parsed is an error. */
+static int load_dotenv(const char *compose_path, struct compose_dotenv **ret, struct mh_error *reterr) {
+        const char *slash = strrchr(compose_path, '/');
+        _cleanup_free_ char *path = NULL;
+        int n = slash ? (int)(slash - compose_path) + 1 : 0;
+        struct stat st;
+
+        if (asprintf(&path, "%.*s.env", n, compose_path) < 0)
+                return mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
+        if (stat(path, &st) < 0 && errno == ENOENT) {
+                *ret = NULL;
+                return 0;
+        }
+        return compose_dotenv_load(path, ret, reterr);
+}
+
 int compose_load(const char *path, struct topology **ret, struct mh_error *reterr) {
+        _cleanup_(compose_dotenv_freep) struct compose_dotenv *dotenv = NULL;
         _cleanup_free_ char *data = NULL;
         size_t len = 0;
 
         int r = read_file_bounded(path, COMPOSE_FILE_MAX, &data, &len, reterr);
+        if (r >= 0)
+                r = load_dotenv(path, &dotenv, reterr);
         if (r < 0)
                 return r;
-        return compose_parse(path, data, len, ret, reterr);
+        return compose_parse_with(path, data, len, dotenv, ret, reterr);
 }
 
 int compose_find_default(const char *dir, char **ret_path, struct mh_error *reterr) {

@@ -96,11 +96,21 @@ static json_t *edges_json(const struct topology *t) {
         return a;
 }
 
+static json_t *inactive_json(const struct topology *t) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < t->n_inactive; i++)
+                append(&a, json_pack(
+                                   "{s:s, s:s}", "name", t->inactive[i].name, "profiles",
+                                   t->inactive[i].profiles));
+        return a;
+}
+
 int topology_to_json(const struct topology *t, json_t **ret) {
         json_t *o = json_pack(
-                "{s:s, s:s, s:o, s:o, s:o, s:o}", "project", t->project, "source", t->source_path,
+                "{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "project", t->project, "source", t->source_path,
                 "services", services_json(t), "containers", containers_json(t), "networks",
-                string_array(t->networks, t->n_networks), "edges", edges_json(t));
+                string_array(t->networks, t->n_networks), "edges", edges_json(t), "inactive_services",
+                inactive_json(t), "warnings", string_array((char *const *)t->warnings, t->n_warnings));
         if (!o)
                 return -ENOMEM;
         *ret = o;

@@ -228,10 +228,25 @@ static const char *suggest_target(const struct topology *t, const char *target) 
         return suggest_closest(target, names, n);
 }
 
+static const struct topo_inactive *find_inactive(const struct topology *t, const char *target) {
+        for (size_t i = 0; i < t->n_inactive; i++)
+                if (streq(t->inactive[i].name, target) ||
+                    (t->inactive[i].container_name && streq(t->inactive[i].container_name, target)))
+                        return &t->inactive[i];
+        return NULL;
+}
+
 static int unknown_target(const struct topology *t, const char *target, struct mh_error *reterr) {
+        const struct topo_inactive *off = find_inactive(t, target);
         char msg[MH_ERROR_MSG_MAX];
         size_t len = 0;
 
+        if (off)
+                return mh_error_set(
+                        reterr, -ENOENT, MH_EXIT_VALIDATION_ERROR, "unknown_target",
+                        "'%s' is service '%s' of %s, left out: none of its profiles (%s) is active (set "
+                        "COMPOSE_PROFILES)",
+                        target, off->name, t->source_path, off->profiles);
         msg_append(
                 msg, sizeof(msg), &len, "no container or service named '%s' in %s (", target,
                 t->source_path);

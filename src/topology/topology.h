@@ -67,6 +67,12 @@ struct topo_service {
         unsigned line, col; /* of the service's key in the compose file */
 };
 
+struct topo_inactive {
+        char *name;
+        char *container_name; /* its container_name:, or NULL */
+        char *profiles;       /* as listed, ", " between them */
+};
+
 struct topo_container {
         char *name;
         size_t service;   /* index into topology.services */
@@ -82,6 +88,14 @@ struct topology {
         size_t n_containers;
         char **networks; /* declared at the top level, then "default" if a service uses it */
         size_t n_networks;
+        /* Services left out because none of their profiles is active
+         * (COMPOSE_PROFILES): not targets. */
+        struct topo_inactive *inactive;
+        size_t n_inactive;
+        /* What the file says that we do not follow (unknown keys, include:),
+         * one line each, "FILE:LINE:COL: where: what"; at most COMPOSE_WARNINGS_MAX. */
+        const char **warnings;
+        size_t n_warnings;
 
         /* Private: filled by the loader. */
         struct arena arena;
@@ -90,12 +104,38 @@ struct topology {
         size_t *order; /* service indexes, each after every service it depends on */
 };
 
-/* Reads path (at most COMPOSE_FILE_MAX bytes), parses and validates it.
+/* A project's .env file (compose-dotenv.c has the format): variables for
+ * interpolation, COMPOSE_PROJECT_NAME and COMPOSE_PROFILES; the environment
+ * wins over it. Errors carry FILE:LINE:COL. */
+#define COMPOSE_DOTENV_MAX       (1024u * 1024u)
+#define COMPOSE_DOTENV_VARS_MAX  10000u
+#define COMPOSE_DOTENV_VALUE_MAX (64u * 1024u)
+struct compose_dotenv;
+int compose_dotenv_parse(
+        const char *path, const char *data, size_t len, struct compose_dotenv **ret,
+        struct mh_error *reterr);
+int compose_dotenv_load(const char *path, struct compose_dotenv **ret, struct mh_error *reterr);
+/* The value of the variable name[0..len), NULL when the file does not set it. */
+const char *compose_dotenv_get(const struct compose_dotenv *e, const char *name, size_t len);
+size_t compose_dotenv_size(const struct compose_dotenv *e);
+struct compose_dotenv *compose_dotenv_free(struct compose_dotenv *e);
+DEFINE_FREEP(struct compose_dotenv, compose_dotenv_free)
+
+/* Reads path (at most COMPOSE_FILE_MAX bytes), and the .env beside it when
+ * there is one, parses and validates it. Services of profiles that are not
+ * active (COMPOSE_PROFILES, comma-separated; "*" activates all) are left
+ * out, into topology.inactive; a service with no profiles: is always there.
+ * Keys that are no compose keys, extends: and include: are warnings.
  * Errors carry FILE:LINE:COL of the offending node and exit class VALIDATION. */
-#define COMPOSE_FILE_MAX (16u * 1024u * 1024u)
+#define COMPOSE_FILE_MAX     (16u * 1024u * 1024u)
+#define COMPOSE_WARNINGS_MAX 100u
 int compose_load(const char *path, struct topology **ret, struct mh_error *reterr);
-/* The same on bytes in memory; path names the source in errors and, through
- * its directory, gives the default project name. */
+/* The same on bytes in memory, with the variables of dotenv (may be NULL);
+ * path names the source in errors and, through its directory, gives the
+ * default project name. */
+int compose_parse_with(
+        const char *path, const char *data, size_t len, const struct compose_dotenv *dotenv,
+        struct topology **ret, struct mh_error *reterr);
 int compose_parse(
         const char *path, const char *data, size_t len, struct topology **ret, struct mh_error *reterr);
 /* Looks in dir (NULL: the current directory) for compose.yaml, compose.yml,
@@ -113,8 +153,8 @@ int topology_find_service(const struct topology *t, const char *name, size_t *re
 
 /* A drill's target name to one container: a container name first, else a
  * service that has exactly one container. -ENOENT (unknown, with the known
- * names and a "did you mean"), or -EINVAL (a service with several
- * containers, listing them). */
+ * names and a "did you mean"; a service no active profile enables says so), or -EINVAL (a service with
+ * several containers, listing them). */
 int topology_resolve(
         const struct topology *t, const char *target, const struct topo_container **ret,
         struct mh_error *reterr);
@@ -126,6 +166,7 @@ int topology_resolve(
 size_t topology_dependents(const struct topology *t, size_t service, size_t *ret_services, size_t max);
 
 /* {"project", "source", "services": [...], "containers": [...],
- *  "networks": [...], "edges": [{"from", "to", "condition"}]}; an edge
+ *  "networks": [...], "edges": [{"from", "to", "condition"}],
+ *  "inactive_services": [{"name", "profiles"}], "warnings": [...]}; an edge
  * points from a service to the one it depends on. -ENOMEM only. */
 int topology_to_json(const struct topology *t, json_t **ret);

@@ -8,12 +8,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "common/run-command.h"
 #include "cli/cli-internal.h"
 #include "config.h"
+#include "evidence/evidence.h"
 
 /* Runs the real mayhem binary, as a user would, and captures what it says. */
 struct result {
@@ -72,8 +74,9 @@ static void test_validate_demo_with_prefixes(void **state) {
         assert_int_equal(a.exit, 0);
         assert_int_equal(b.exit, 0);
         assert_string_equal(a.out, b.out);
-        assert_memory_equal(a.out, "validated r-demo-", 17);
+        assert_memory_equal(a.out, "validated plan r-demo-", 22);
         assert_non_null(strstr(a.out, ": 4 step(s), fingerprint "));
+        assert_non_null(strstr(a.out, "; each run of it gets its own id, r-demo-<6 random hex digits>\n"));
         result_done(&a);
         result_done(&b);
 }
@@ -135,13 +138,79 @@ static void test_failures(void **state) {
         }
 }
 
-static void test_no_compose_in_cwd(void **state) {
-        char drill[512];
-        snprintf(drill, sizeof(drill), "%s/examples/demo/drill.yaml", getenv("MAYHEM_SOURCE_ROOT"));
-        struct result r = run_in("/", (const char *const[]){ "prepare", "validate", drill, NULL });
-        assert_int_equal(r.exit, 4);
-        assert_non_null(strstr(r.err, "-c"));
+static void write_file(const char *dir, const char *name, const char *text) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        assert_int_equal(fputs(text, f) >= 0, 1);
+        assert_int_equal(fclose(f), 0);
+}
+
+static void remove_file(const char *dir, const char *name) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/%s", dir, name);
+        assert_int_equal(unlink(path), 0);
+}
+
+#define SMALL_DRILL                                                                                         \
+        "kind: drill\nname: small\ncontainers:\n  web-1:\n    faults:\n      - fault: container.pause\n"    \
+        "        duration: 1s\nexecution:\n  - sequential: [web-1]\n"
+
+/* Without -c: compose.yaml & co. in the working directory, else next to the drill. */
+static void test_compose_next_to_drill(void **state) {
+        char top[] = "/tmp/mayhem-test-cli-XXXXXX", stack[64];
+        assert_non_null(mkdtemp(top));
+        snprintf(stack, sizeof(stack), "%s/stack", top);
+        assert_int_equal(mkdir(stack, 0700), 0);
+        write_file(stack, "drill.yaml", SMALL_DRILL);
+        write_file(stack, "compose.yaml", "services:\n  web:\n    image: x\n    container_name: web-1\n");
+        const char *const validate[] = { "prepare", "validate", "stack/drill.yaml", NULL };
+
+        struct result r = run_in(top, validate);
+        if (r.exit != 0)
+                fail_msg("exit %d: %s", r.exit, r.err);
+        assert_memory_equal(r.out, "validated plan r-small-", 23);
         result_done(&r);
+
+        /* The working directory's compose file comes first: it has no web-1. */
+        write_file(top, "docker-compose.yml", "services:\n  other:\n    image: x\n");
+        r = run_in(top, validate);
+        assert_int_equal(r.exit, 4);
+        assert_non_null(strstr(r.err, "web-1"));
+        result_done(&r);
+        remove_file(top, "docker-compose.yml");
+
+        /* What the compose file says that we do not follow is a warning, with its place. */
+        write_file(
+                stack, "compose.yaml",
+                "include: [more.yaml]\nservices:\n  web:\n    image: x\n    imagee: y\n"
+                "    container_name: web-1\n");
+        r = run_in(top, validate);
+        assert_int_equal(r.exit, 0);
+        assert_non_null(strstr(r.err, "warning: stack/compose.yaml:1:1: include: not supported"));
+        assert_non_null(strstr(
+                r.err, "warning: stack/compose.yaml:5:5: services.web.imagee: not a compose service key; "
+                       "ignored (did you mean 'image'?)\n"));
+        result_done(&r);
+        r = run_in(top, (const char *const[]){ "prepare", "validate", "--json", "stack/drill.yaml", NULL });
+        assert_int_equal(r.exit, 0);
+        assert_string_equal(r.err, "");
+        assert_non_null(strstr(r.out, "\"stack/compose.yaml:5:5: services.web.imagee: not a compose"));
+        assert_non_null(strstr(r.out, "\"plan_id\": \"r-small-"));
+        result_done(&r);
+
+        remove_file(stack, "compose.yaml");
+        r = run_in(top, validate);
+        assert_int_equal(r.exit, 4);
+        assert_string_equal(
+                r.err, "error: [compose_not_found] no compose file in the current directory nor in stack, "
+                       "next to the drill (looked for compose.yaml, compose.yml, docker-compose.yml and "
+                       "docker-compose.yaml); name one with -c FILE\n");
+        result_done(&r);
+        remove_file(stack, "drill.yaml");
+        assert_int_equal(rmdir(stack), 0);
+        assert_int_equal(rmdir(top), 0);
 }
 
 static void test_discover(void **state) {
@@ -167,7 +236,7 @@ static void test_run_needs_execute(void **state) {
         snprintf(db, sizeof(db), "/tmp/mayhem-test-cli-%d.db", (int)getpid());
         struct result r = RUN("--db", db, "run", DEMO);
         assert_int_equal(r.exit, 0);
-        assert_memory_equal(r.out, "validated r-demo-", 17);
+        assert_memory_equal(r.out, "validated plan r-demo-", 22);
         assert_string_equal(r.err, "plan ready; pass --execute to run\n");
         assert_int_equal(access(db, F_OK), -1); /* nothing touched, not even the database */
         result_done(&r);
@@ -183,6 +252,75 @@ static void test_run_engine_unreachable(void **state) {
                               "/nonexistent/docker.sock: No such file or directory; start it"));
         assert_int_equal(access("/tmp/mayhem-test-cli-unreachable.db", F_OK), -1);
         result_done(&r);
+}
+
+/* 41 runs: the listing shows 20 and says so; --limit and --all change that. */
+static void test_inspect_runs_says_what_it_hides(void **state) {
+        static const char *const db_files[] = { "", "-wal", "-shm" };
+        char db[64], id[80];
+        struct evidence *ev = NULL;
+        struct mh_error e = { 0 };
+        snprintf(db, sizeof(db), "/tmp/mayhem-test-cli-runs-%d.db", (int)getpid());
+        unlink(db);
+        assert_int_equal(evidence_open(db, &ev, &e), 0);
+        for (int i = 0; i < 41; i++) {
+                snprintf(id, sizeof(id), "r-many-%06d", i);
+                struct evidence_run run = { .id = id,
+                                            .name = "many",
+                                            .kind = "drill",
+                                            .spec_json = "{}",
+                                            .plan_json = "{}",
+                                            .plan_fingerprint = "00",
+                                            .engine = "docker" };
+                assert_int_equal(evidence_run_begin(ev, &run, &e), 0);
+        }
+        evidence_close(ev);
+        static const struct {
+                const char *opt[3];
+                int exit;
+                size_t rows;
+                const char *tail;
+        } cases[] = {
+                { { NULL }, 0, 20, "20 of 41 runs shown (--all or --limit N for more)\n" },
+                { { "--limit", "5" }, 0, 5, "5 of 41 runs shown (--all or --limit N for more)\n" },
+                { { "--all" }, 0, 41, NULL },
+                { { "--limit", "41" }, 0, 41, NULL },
+                { { "--limit", "0" }, 2, 0, NULL },
+                { { "--limit", "5", "--all" }, 2, 0, NULL },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                const char *args[8] = { "--db", db, "inspect", "runs" };
+                for (size_t k = 0; k < 3 && cases[i].opt[k]; k++)
+                        args[4 + k] = cases[i].opt[k];
+                struct result r = run_in(NULL, args);
+                if (r.exit != cases[i].exit)
+                        fail_msg("case %zu: exit %d: %s", i, r.exit, r.err);
+                size_t rows = 0;
+                for (const char *p = r.out; (p = strstr(p, "r-many-")); p++)
+                        rows++;
+                assert_int_equal(rows, cases[i].rows);
+                const char *tail = strstr(r.out, " runs shown");
+                if (cases[i].tail)
+                        assert_string_equal(strrchr(r.out, '\n') - strlen(cases[i].tail) + 1, cases[i].tail);
+                else
+                        assert_null(tail);
+                result_done(&r);
+        }
+        struct result r =
+                run_in(NULL, (const char *const[]){ "--db", db, "inspect", "runs", "--json", NULL });
+        assert_int_equal(r.exit, 0);
+        assert_string_equal(r.err, "20 of 41 runs shown (--all or --limit N for more)\n");
+        result_done(&r);
+        r = run_in(NULL, (const char *const[]){ "--db", db, "inspect", "history", "r-ghost", NULL });
+        assert_int_equal(r.exit, 4);
+        assert_string_equal(
+                r.err, "error: [no_such_run] reading a run's history: no run 'r-ghost' in the evidence "
+                       "database\n");
+        result_done(&r);
+        for (size_t i = 0; i < ELEMENTSOF(db_files); i++) {
+                snprintf(id, sizeof(id), "%s%s", db, db_files[i]);
+                unlink(id);
+        }
 }
 
 /* The tree has no ambiguous prefix today; the rule is tested on a fake tree. */
@@ -214,11 +352,12 @@ int main(void) {
                 cmocka_unit_test(test_validate_demo_with_prefixes),
                 cmocka_unit_test(test_plan_json_is_stable),
                 cmocka_unit_test(test_failures),
-                cmocka_unit_test(test_no_compose_in_cwd),
+                cmocka_unit_test(test_compose_next_to_drill),
                 cmocka_unit_test(test_discover),
                 cmocka_unit_test(test_ambiguous_prefix_is_exit_10),
                 cmocka_unit_test(test_run_needs_execute),
                 cmocka_unit_test(test_run_engine_unreachable),
+                cmocka_unit_test(test_inspect_runs_says_what_it_hides),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -541,7 +541,7 @@ static void test_compare_and_set(void **state) {
         assert_int_equal(lease_transition(ev, id, LEASE_ACTIVE, LEASE_RELEASING, NULL, &e), -ESTALE);
         assert_string_equal(e.id, "lease_stale");
         char want[128];
-        snprintf(want, sizeof(want), "lease_transition: lease '%s' is pending, not active", id);
+        snprintf(want, sizeof(want), "journalling a lease's state: lease '%s' is pending, not active", id);
         assert_string_equal(e.msg, want);
         assert_int_equal(state_of(ev, id), LEASE_PENDING);
 
@@ -552,7 +552,9 @@ static void test_compare_and_set(void **state) {
 
         assert_int_equal(
                 lease_transition(ev, "l-0000000000000000", LEASE_PENDING, LEASE_ACTIVE, NULL, &e), -ENOENT);
-        assert_string_equal(e.msg, "lease_transition: no lease 'l-0000000000000000' in DB");
+        assert_string_equal(
+                e.msg,
+                "journalling a lease's state: no lease 'l-0000000000000000' in the evidence database");
 }
 
 static void test_invariants(void **state) {
@@ -565,20 +567,20 @@ static void test_invariants(void **state) {
         struct lease_new ln = a_lease;
         ln.undo_json = NULL;
         assert_int_equal(lease_create(ev, &ln, id, &e), -EINVAL);
-        assert_string_equal(e.msg, "lease_create: undo_json is required");
+        assert_string_equal(e.msg, "journalling a lease: undo_json is required");
         ln.undo_json = "[]";
         assert_int_equal(lease_create(ev, &ln, id, &e), -EINVAL);
-        assert_string_equal(e.msg, "lease_create: undo_json is empty");
+        assert_string_equal(e.msg, "journalling a lease: undo_json is empty");
         ln.undo_json = "[{\"op\":";
         assert_int_equal(lease_create(ev, &ln, id, &e), -EINVAL);
-        assert_non_null(strstr(e.msg, "lease_create: undo_json is not valid JSON"));
+        assert_non_null(strstr(e.msg, "journalling a lease: undo_json is not valid JSON"));
         ln = a_lease;
         ln.verify_json = "{}";
         assert_int_equal(lease_create(ev, &ln, id, &e), -EINVAL);
         ln = a_lease;
         ln.run_id = "r-nope";
         assert_int_equal(lease_create(ev, &ln, id, &e), -ENOENT);
-        assert_string_equal(e.msg, "lease_create: no run 'r-nope' in DB");
+        assert_string_equal(e.msg, "journalling a lease: no run 'r-nope' in the evidence database");
         ln = a_lease;
         ln.ttl_seconds = LEASE_TTL_MAX_S + 1;
         assert_int_equal(lease_create(ev, &ln, id, &e), -EINVAL);
@@ -595,7 +597,7 @@ static void test_invariants(void **state) {
         /* ...and undo ops, which an update may refine but never empty. */
         struct lease_update upd = { .runtime_identity_json = "{\"pid\":42}", .undo_json = "[]" };
         assert_int_equal(lease_transition(ev, id, LEASE_PENDING, LEASE_ACTIVE, &upd, &e), -EINVAL);
-        assert_string_equal(e.msg, "lease_transition: undo_json is empty");
+        assert_string_equal(e.msg, "journalling a lease's state: undo_json is empty");
         upd.undo_json = "null";
         assert_int_equal(lease_transition(ev, id, LEASE_PENDING, LEASE_ACTIVE, &upd, &e), -EINVAL);
         upd = (struct lease_update){ .runtime_identity_json = "{}" };
@@ -800,7 +802,7 @@ static void test_runs_json_stale(void **state) {
         runs = NULL;
         assert_int_equal(evidence_runs_json(ev, "r-ghost", 0, &runs, &e), -ENOENT);
         assert_null(runs);
-        assert_string_equal(e.msg, "evidence_runs_json: no run 'r-ghost' in DB");
+        assert_string_equal(e.msg, "listing the runs: no run 'r-ghost' in the evidence database");
 }
 
 static void test_run_lifecycle_errors(void **state) {
@@ -810,13 +812,13 @@ static void test_run_lifecycle_errors(void **state) {
 
         struct evidence_run dup = { .id = "r-test", .name = "x", .kind = "drill" };
         assert_int_equal(evidence_run_begin(ev, &dup, &e), -EEXIST);
-        assert_string_equal(e.msg, "evidence_run_begin: run 'r-test' is already in DB");
+        assert_string_equal(e.msg, "recording a new run: run 'r-test' is already in the evidence database");
         struct evidence_run bad = { .id = "r-2", .name = "x", .kind = "chaos" };
         assert_int_equal(evidence_run_begin(ev, &bad, &e), -EINVAL);
         bad.kind = "drill";
         bad.plan_json = "{nope";
         assert_int_equal(evidence_run_begin(ev, &bad, &e), -EINVAL);
-        assert_non_null(strstr(e.msg, "evidence_run_begin: plan_json is not valid JSON"));
+        assert_non_null(strstr(e.msg, "recording a new run: plan_json is not valid JSON"));
 
         assert_int_equal(evidence_run_set_status(ev, "r-test", "completed", &e), -EINVAL);
         CHECK_OK(evidence_run_set_status(ev, "r-test", "recovering", E));
@@ -825,13 +827,13 @@ static void test_run_lifecycle_errors(void **state) {
         assert_int_equal(evidence_run_finish(ev, "r-ghost", "failed", NULL, NULL, NULL, &e), -ENOENT);
         CHECK_OK(evidence_run_finish(ev, "r-test", "aborted", "undecided", NULL, NULL, E));
         assert_int_equal(evidence_run_finish(ev, "r-test", "completed", NULL, NULL, NULL, &e), -EALREADY);
-        assert_string_equal(e.msg, "evidence_run_finish: run 'r-test' has already ended (aborted)");
+        assert_string_equal(e.msg, "recording a run's end: run 'r-test' has already ended (aborted)");
         assert_int_equal(evidence_run_set_status(ev, "r-test", "running", &e), -EALREADY);
 
         /* Steps. */
         char sid[EVIDENCE_ID_MAX];
         assert_int_equal(evidence_step_begin(ev, "r-ghost", 0, "parallel", NULL, sid, &e), -ENOENT);
-        assert_string_equal(e.msg, "evidence_step_begin: no run 'r-ghost' in DB");
+        assert_string_equal(e.msg, "recording a step: no run 'r-ghost' in the evidence database");
         CHECK_OK(evidence_step_begin(ev, "r-test", 0, "parallel", "{\"lanes\":[]}", sid, E));
         assert_memory_equal(sid, "s-", 2);
         assert_int_equal(evidence_step_finish(ev, sid, "running", NULL, &e), -EINVAL);
@@ -848,12 +850,13 @@ static void test_run_lifecycle_errors(void **state) {
         assert_int_equal(
                 evidence_invocation(ev, "r-test", "s-nope", "container.pause", NULL, NULL, NULL, NULL, &e),
                 -ENOENT);
-        assert_string_equal(e.msg, "evidence_invocation: no step 's-nope' in DB");
+        assert_string_equal(
+                e.msg, "recording a fault invocation: no step 's-nope' in the evidence database");
         assert_int_equal(evidence_recovery_record(ev, "l-nope", 1, "janitor", NULL, false, &e), -ENOENT);
         assert_int_equal(evidence_recovery_record(ev, "l-nope", 0, "janitor", NULL, false, &e), -EINVAL);
         assert_int_equal(evidence_recovery_record(ev, "l-nope", 1, "hope", NULL, false, &e), -EINVAL);
         assert_string_equal(
-                e.msg, "evidence_recovery_record: invalid mechanism (normal, watchdog, janitor, manual or "
+                e.msg, "recording a recovery: invalid mechanism (normal, watchdog, janitor, manual or "
                        "kept_faulted) 'hope'");
 }
 
@@ -918,7 +921,7 @@ static void test_finish_refused_with_open_lease(void **state) {
         char want[256];
         snprintf(
                 want, sizeof(want),
-                "evidence_run_finish: run 'r-test' cannot end completed: 2 leases are not released or "
+                "recording a run's end: run 'r-test' cannot end completed: 2 leases are not released or "
                 "expired: "
                 "%s (active, container.pause), %s (dirty, container.pause)",
                 l1, l3);
@@ -947,7 +950,8 @@ static void test_finish_refused_with_open_lease(void **state) {
         /* An ended run takes no new lease. */
         char l4[LEASE_ID_MAX];
         assert_int_equal(lease_create(ev, &a_lease, l4, &e), -ESTALE);
-        assert_string_equal(e.msg, "lease_create: run 'r-test' has ended (failed); it takes no new lease");
+        assert_string_equal(
+                e.msg, "journalling a lease: run 'r-test' has ended (failed); it takes no new lease");
 
         /* Once every lease is safe, completed is allowed. */
         begin_run(ev, "r-two", 0, 0);
@@ -1105,7 +1109,7 @@ static void test_history_in_order(void **state) {
         h = NULL;
         assert_int_equal(evidence_history_json(ev, "r-ghost", &h, &e), -ENOENT);
         assert_null(h);
-        assert_string_equal(e.msg, "evidence_history_json: no run 'r-ghost' in DB");
+        assert_string_equal(e.msg, "reading a run's history: no run 'r-ghost' in the evidence database");
 }
 
 static void test_observations_json(void **state) {

@@ -57,6 +57,7 @@ static char *data_path(const char *rel) {
 
 static int group_setup(void **state) {
         unsetenv("COMPOSE_PROJECT_NAME");
+        unsetenv("COMPOSE_PROFILES");
         return 0;
 }
 
@@ -521,6 +522,259 @@ static void test_find_default(void **state) {
         free(p);
 }
 
+/* ---- profiles ---- */
+
+static const char *const profiles_yaml = "name: p\n"
+                                         "services:\n"
+                                         "  web: {image: w}\n"
+                                         "  db: {image: d, profiles: [dev]}\n"
+                                         "  tools: {container_name: tools-1, profiles: [debug, dev]}\n";
+
+static void test_profiles(void **state) {
+        const struct topo_container *c = NULL;
+        struct mh_error e = { 0 };
+
+        struct topology *t = parse_ok(profiles_yaml); /* COMPOSE_PROFILES unset: no profile is active */
+        assert_int_equal(t->n_services, 1);
+        assert_string_equal(t->services[0].name, "web");
+        assert_int_equal(t->n_inactive, 2);
+        assert_string_equal(t->inactive[1].profiles, "debug, dev");
+        assert_int_equal(topology_resolve(t, "tools-1", &c, &e), -ENOENT);
+        assert_string_equal(
+                e.msg, "'tools-1' is service 'tools' of " FAKE_PATH ", left out: none of its profiles "
+                       "(debug, dev) is active (set COMPOSE_PROFILES)");
+        assert_int_equal(topology_resolve(t, "db", &c, &e), -ENOENT);
+        topology_free(t);
+
+        static const struct {
+                const char *profiles;
+                size_t services;
+        } cases[] = { { "dev", 3 }, { " debug , x", 2 }, { "*", 3 }, { "", 1 }, { ",,", 1 } };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                setenv("COMPOSE_PROFILES", cases[i].profiles, 1);
+                t = parse_ok(profiles_yaml);
+                if (t->n_services != cases[i].services)
+                        fail_msg("COMPOSE_PROFILES='%s': %zu services", cases[i].profiles, t->n_services);
+                assert_int_equal(t->n_services + t->n_inactive, 3);
+                if (t->n_services > 1)
+                        assert_int_equal(topology_resolve(t, "tools-1", &c, &e), 0);
+                topology_free(t);
+        }
+        unsetenv("COMPOSE_PROFILES");
+        expect_error(
+                "services:\n  web: {depends_on: [db]}\n  db: {profiles: [dev]}\n", 2, 22,
+                "services.web.depends_on[0]: service 'db' is left out: none of its profiles (dev) is "
+                "active (COMPOSE_PROFILES)");
+        expect_error(
+                "services:\n  web: {profiles: ['-x']}\n", 2, 20,
+                "services.web.profiles[0]: invalid profile name '-x' (compose takes "
+                "[a-zA-Z0-9][a-zA-Z0-9_.-]+)");
+        expect_error(
+                "services:\n  web: {profiles: dev}\n", 2, 19,
+                "services.web.profiles: expected a list, not a scalar");
+}
+
+/* ---- .env ---- */
+
+static void write_text(const char *dir, const char *name, const char *text) {
+        _cleanup_free_ char *p = NULL;
+        assert_true(asprintf(&p, "%s/%s", dir, name) > 0);
+        FILE *f = fopen(p, "we");
+        assert_non_null(f);
+        assert_true(fputs(text, f) >= 0);
+        assert_int_equal(fclose(f), 0);
+}
+
+static void remove_text(const char *dir, const char *name) {
+        _cleanup_free_ char *p = NULL;
+        assert_true(asprintf(&p, "%s/%s", dir, name) > 0);
+        assert_int_equal(unlink(p), 0);
+}
+
+/* A real compose file and .env in a directory: the .env supplies what the
+ * environment does not, COMPOSE_PROJECT_NAME and COMPOSE_PROFILES included. */
+static void test_dotenv_files(void **state) {
+        char dir[] = "/tmp/mh-topo-env-XXXXXX";
+        _cleanup_free_ char *compose = NULL;
+        struct topology *t = NULL;
+        struct mh_error e = { 0 };
+
+        assert_non_null(mkdtemp(dir));
+        assert_true(asprintf(&compose, "%s/compose.yaml", dir) > 0);
+        write_text(
+                dir, "compose.yaml",
+                "services:\n"
+                "  api: {image: '${REGISTRY}/api:${TAG:-latest}', container_name: '${API_NAME}'}\n"
+                "  dbg: {image: busybox, profiles: [debug]}\n");
+        write_text(
+                dir, ".env",
+                "# the project's variables\n"
+                "REGISTRY=registry.local:5000 # a comment\n"
+                "export TAG='1.2'\r\n"
+                "API_NAME=\"first\"\n"
+                "API_NAME=\"api-one\"\n"
+                "\n"
+                "COMPOSE_PROJECT_NAME=fromdotenv\n"
+                "COMPOSE_PROFILES=debug\n");
+        unsetenv("TAG");
+        unsetenv("REGISTRY");
+        unsetenv("API_NAME");
+        if (compose_load(compose, &t, &e) < 0)
+                fail_msg("%s:%u:%u: %s", e.path, e.line, e.col, e.msg);
+        assert_string_equal(t->project, "fromdotenv");
+        assert_string_equal(service(t, "api")->image, "registry.local:5000/api:1.2");
+        assert_string_equal(service(t, "api")->container_name, "api-one");
+        assert_int_equal(t->n_services, 2);
+        topology_free(t);
+
+        setenv("TAG", "from-env", 1); /* the environment wins over .env */
+        setenv("COMPOSE_PROFILES", "other", 1);
+        assert_int_equal(compose_load(compose, &t, &e), 0);
+        assert_string_equal(service(t, "api")->image, "registry.local:5000/api:from-env");
+        assert_int_equal(t->n_services, 1);
+        topology_free(t);
+        unsetenv("TAG");
+        unsetenv("COMPOSE_PROFILES");
+
+        write_text(dir, ".env", "REGISTRY=x\nnot a line\n");
+        t = NULL;
+        assert_int_equal(compose_load(compose, &t, &e), -EINVAL);
+        assert_null(t);
+        assert_int_equal(e.exit, MH_EXIT_VALIDATION_ERROR);
+        assert_int_equal(e.line, 2);
+        assert_int_equal(e.col, 5);
+        assert_non_null(strstr(e.path, "/.env"));
+        assert_string_equal(e.msg, "expected '=' after the variable name");
+
+        remove_text(dir, ".env"); /* none at all is fine: the variables are then empty */
+        assert_int_equal(compose_load(compose, &t, &e), 0);
+        assert_string_equal(service(t, "api")->image, "/api:latest");
+        assert_null(service(t, "api")->container_name);
+        topology_free(t);
+        remove_text(dir, "compose.yaml");
+        assert_int_equal(rmdir(dir), 0);
+}
+
+static void test_dotenv_parser(void **state) {
+        static const struct {
+                const char *text;
+                unsigned line, col;
+                const char *msg; /* NULL: parses */
+                size_t len;      /* 0: strlen(text) */
+        } cases[] = {
+                { "", 0, 0, NULL, 0 },
+                { "# only a comment\n\n   \n", 0, 0, NULL, 0 },
+                { "A=1\nB = two words \n", 0, 0, NULL, 0 },
+                { "=1\n", 1, 1, "expected KEY=VALUE (a name of letters, digits, '_', '.', '-')", 0 },
+                { "1A=1\n", 1, 1, "expected KEY=VALUE (a name of letters, digits, '_', '.', '-')", 0 },
+                { "A\n", 1, 2, "expected '=' after the variable name", 0 },
+                { "A='open\nB=1\n", 1, 8, "unterminated quoted value (a value must end on its own line)",
+                  0 },
+                { "A=\"x\" y\n", 1, 7, "unexpected text after the closing quote", 0 },
+                { "A=1\nB=\0\n", 2, 1, "NUL byte in the line", 8 },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
+                struct compose_dotenv *env = NULL;
+                struct mh_error e = { 0 };
+                size_t len = cases[i].len ? cases[i].len : strlen(cases[i].text);
+                int r = compose_dotenv_parse(".env", cases[i].text, len, &env, &e);
+                if (!cases[i].msg) {
+                        if (r < 0)
+                                fail_msg("case %zu: %u:%u: %s", i, e.line, e.col, e.msg);
+                        compose_dotenv_free(env);
+                        continue;
+                }
+                if (r >= 0 || e.line != cases[i].line || e.col != cases[i].col ||
+                    !streq(e.msg, cases[i].msg))
+                        fail_msg("case %zu: r=%d %u:%u: %s", i, r, e.line, e.col, e.msg);
+                assert_null(env);
+                assert_string_equal(e.path, ".env");
+        }
+
+        struct compose_dotenv *env = NULL;
+        struct mh_error e = { 0 };
+        const char *text =
+                "A = spaced out  # note\nexport B=\"tab\\there\"\nC='$literal \\n'\nD=x#not-a-comment\n"
+                "A=again\n";
+        assert_int_equal(compose_dotenv_parse(".env", text, strlen(text), &env, &e), 0);
+        assert_int_equal(compose_dotenv_size(env), 4);
+        assert_string_equal(compose_dotenv_get(env, "A", 1), "again");
+        assert_string_equal(compose_dotenv_get(env, "Bxyz", 1), "tab\there");
+        assert_string_equal(compose_dotenv_get(env, "C", 1), "$literal \\n");
+        assert_string_equal(compose_dotenv_get(env, "D", 1), "x#not-a-comment");
+        assert_null(compose_dotenv_get(env, "E", 1));
+        assert_null(compose_dotenv_get(env, "AB", 2));
+        compose_dotenv_free(env);
+
+        /* Bounded: the file, one value, the number of variables. */
+        struct strbuf big = STRBUF_INIT(4u * COMPOSE_DOTENV_MAX);
+        assert_int_equal(strbuf_puts(&big, "A="), 0);
+        for (size_t i = 0; i <= COMPOSE_DOTENV_VALUE_MAX; i++)
+                assert_int_equal(strbuf_putc(&big, 'x'), 0);
+        assert_int_equal(compose_dotenv_parse(".env", big.data, big.len, &env, &e), -EINVAL);
+        assert_string_equal(e.msg, "value longer than the limit in bytes of 65536");
+        big.len = 0;
+        for (unsigned i = 0; i <= COMPOSE_DOTENV_VARS_MAX; i++)
+                assert_int_equal(strbuf_printf(&big, "V%u=1\n", i), 0);
+        assert_int_equal(compose_dotenv_parse(".env", big.data, big.len, &env, &e), -EINVAL);
+        assert_string_equal(e.msg, "more variables than the limit of 10000");
+        assert_int_equal(e.line, COMPOSE_DOTENV_VARS_MAX + 1);
+        while (big.len <= COMPOSE_DOTENV_MAX)
+                assert_int_equal(strbuf_puts(&big, "# padding padding padding\n"), 0);
+        assert_int_equal(compose_dotenv_parse(".env", big.data, big.len, &env, &e), -EFBIG);
+        strbuf_done(&big);
+}
+
+/* ---- keys we do not follow ---- */
+
+static void test_unknown_keys_warn(void **state) {
+        struct topology *t = parse_ok("name: k\n"
+                                      "include: [other.yaml]\n"
+                                      "x-anchors: {}\n"
+                                      "volumez: {}\n"
+                                      "services:\n"
+                                      "  web:\n"
+                                      "    image: w\n"
+                                      "    imagee: typo\n"
+                                      "    restart: always\n"
+                                      "    environment: {A: b}\n"
+                                      "    x-private: 1\n"
+                                      "    frobnicate: 1\n"
+                                      "    extends: {service: base}\n");
+        static const char *const want[] = {
+                FAKE_PATH ":4:1: volumez: not a compose top-level key; ignored (did you mean 'volumes'?)",
+                FAKE_PATH ":2:1: include: not supported: the services of included files are not in the "
+                          "topology (merge them into this file, or pass the file that defines the targets "
+                          "with -c)",
+                FAKE_PATH ":8:5: services.web.imagee: not a compose service key; ignored (did you mean "
+                          "'image'?)",
+                FAKE_PATH ":12:5: services.web.frobnicate: not a compose service key; ignored",
+                FAKE_PATH ":13:5: services.web.extends: not followed: what the service would inherit "
+                          "(image, ports, networks, ...) is not read; write it in the service",
+        };
+        assert_int_equal(t->n_warnings, ELEMENTSOF(want));
+        for (size_t i = 0; i < ELEMENTSOF(want); i++)
+                assert_string_equal(t->warnings[i], want[i]);
+        assert_int_equal(t->n_services, 1); /* nothing else changed */
+        topology_free(t);
+
+        t = parse_ok("services:\n  a: {image: x, restart: always}\n");
+        assert_int_equal(t->n_warnings, 0);
+        topology_free(t);
+
+        /* Bounded: the last line says the rest are not shown. */
+        struct strbuf y = STRBUF_INIT(1u << 20);
+        assert_int_equal(strbuf_puts(&y, "services:\n  a:\n"), 0);
+        for (unsigned i = 0; i < 2 * COMPOSE_WARNINGS_MAX; i++)
+                assert_int_equal(strbuf_printf(&y, "    k%u: 1\n", i), 0);
+        t = parse_ok(y.data);
+        assert_int_equal(t->n_warnings, COMPOSE_WARNINGS_MAX);
+        assert_non_null(strstr(
+                t->warnings[COMPOSE_WARNINGS_MAX - 1], "more than 99 warnings; the rest are not shown"));
+        topology_free(t);
+        strbuf_done(&y);
+}
+
 /* ---- resolve ---- */
 
 static const char *const resolve_yaml = "name: r\n"
@@ -859,6 +1113,10 @@ int main(void) {
                 cmocka_unit_test(test_project_name),
                 cmocka_unit_test(test_load_from_directory),
                 cmocka_unit_test(test_find_default),
+                cmocka_unit_test(test_profiles),
+                cmocka_unit_test(test_dotenv_files),
+                cmocka_unit_test(test_dotenv_parser),
+                cmocka_unit_test(test_unknown_keys_warn),
                 cmocka_unit_test(test_resolve),
                 cmocka_unit_test(test_resolve_many),
                 cmocka_unit_test(test_dependents),
