@@ -121,6 +121,15 @@ static const struct failure failures[] = {
             "examples/demo/compose.yaml" },
           4,
           "{\"error\":{\"code\":\"validation\",\"col\":18,\"exit\":4,\"file\":" },
+        { { "prepare", "validate", "tests/data/drills/not-runnable.yaml", "-c",
+            "examples/demo/compose.yaml" },
+          4,
+          "tests/data/drills/not-runnable.yaml:8:16: error: mem.exhaust cannot be injected by this build: "
+          "its "
+          "mechanism (payload) is not implemented yet" },
+        { { "run", "tests/data/drills/not-runnable.yaml", "-c", "examples/demo/compose.yaml" },
+          4,
+          "tests/data/drills/not-runnable.yaml:8:16: error: mem.exhaust cannot be injected by this build" },
         { { "discover", "faults", "-e", "net.latncy" },
           4,
           "error: unknown fault 'net.latncy' (did you mean 'net.latency'?)" },
