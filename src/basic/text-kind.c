@@ -95,7 +95,9 @@ static int port_check(const char *p, size_t len, char *why, size_t size) {
                         v = v * 10 + (unsigned long)(p[i] - '0');
         }
         if (v < 1 || v > 65535)
-                return fail(why, size, "has port %.*s, outside 1..65535", (int)MIN(len, (size_t)16), p);
+                return fail(
+                        why, size, "has port %.*s%s, outside 1..65535", (int)MIN(len, (size_t)16), p,
+                        len > 16 ? "..." : "");
         return 0;
 }
 
