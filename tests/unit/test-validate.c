@@ -166,7 +166,7 @@ static const struct bad refused[] = {
         { F "      - fault: proc.pause\n" X "  - check: [{http: 'http://[::1]:99999'}]\n", V, 9, 20,
           "execution[1].check[0].http: 'http://[::1]:99999' has port 99999, outside 1..65535" },
         { F "      - fault: proc.pause\n" X "observability:\n  sources:\n    - {kind: metrics, source_id: "
-                                            "m, endpoint: 'http://h:/m', metric: x}\n",
+            "m, endpoint: 'http://h:/m', metric: x}\n",
           V, 11, 47, "observability.sources[0].endpoint: 'http://h:/m' has an empty port" },
         { F "      - fault: net.load\n        url: 'https://api:0/'\n" X, V, 7, 14,
           FLT ".url: 'https://api:0/' has port 0, outside 1..65535" },
