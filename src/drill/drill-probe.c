@@ -54,7 +54,13 @@ static int parse_exec(struct dparser *p, const struct ynode *n, struct drill_pro
         if ((r = dp_names(p, dp_get(n, "cmd"), 1, &argv)) < 0)
                 return r;
         dp_leave(p, mark);
-        pr->cmd = argv.v;
+        /* execvp() needs the argv NULL-terminated; a list of names is not. */
+        const char **cmd = arena_alloc_array(p->arena, argv.n + 1, sizeof(*cmd));
+        if (!cmd)
+                return dp_oom(p);
+        memcpy(cmd, argv.v, argv.n * sizeof(*cmd));
+        cmd[argv.n] = NULL;
+        pr->cmd = cmd;
         pr->n_cmd = argv.n;
         return dp_int(p, n, "expected_exit_code", 0, 255, &pr->expected_exit_code);
 }
