@@ -45,7 +45,10 @@ static void gen_compose(struct strbuf *b, size_t n) {
 }
 
 static void gen_drill(struct strbuf *b, size_t n) {
-        strbuf_puts(b, "kind: drill\nname: bench\nhypothesis: every service survives\ncontainers:\n");
+        /* 100 targets held 25s each, one after another: a run of about 45 minutes. */
+        strbuf_puts(
+                b, "kind: drill\nname: bench\nhypothesis: every service survives\nconfig: {timeout: 2h}\n"
+                   "containers:\n");
         for (size_t i = 0; i < n; i += TARGET_EVERY)
                 strbuf_printf(
                         b,

@@ -35,7 +35,7 @@ static const char *const slow_query_mode_choices[] = { "latency", "timeout", NUL
 #define P_PROTOCOL           P_ENUM("protocol", "tcp", protocol_choices, "transport protocol: tcp or udp")
 #define P_PORT(d)            P_INT("port", d, 1, 65535, "destination port")
 #define P_PORT_REQ           P_INT_REQ("port", 1, 65535, "destination port")
-#define P_DOMAIN             P_STR_OPT("domain", "name (and its subdomains) to affect; every name when absent")
+#define P_DOMAIN             P_DNS_OPT("domain", "name (and its subdomains) to affect; every name when absent")
 #define P_PROBABILITY(d, lo) P_PCT("probability", d, lo, 100, "share of requests affected, percent")
 /* Narrow a network fault to traffic to or from one port, and to one protocol. */
 #define P_SCOPE                                                                                             \
@@ -629,7 +629,7 @@ const struct fault_def catalog_faults[] = {
                 .mechanism = "payload",
                 .comp = C_PAYLOAD_FILES,
                 PARAMS(P_PCT("percent", 45, 1, 99, "share of the free space to fill"),
-                       P_STR("path", "/tmp", "directory in the target's filesystem to fill")),
+                       P_PATH("path", "/tmp", "directory in the target's filesystem to fill")),
                 .effect =
                         "a payload in the target's mount namespace writes files under path until percent of "
                         "the free space (at most 1 GiB) is used",
@@ -650,8 +650,8 @@ const struct fault_def catalog_faults[] = {
                 .mechanism = "payload",
                 .comp = C_PAYLOAD_FILES,
                 PARAMS(P_PCT("percent", 50, 1, 99, "share of the free inodes to use"),
-                       P_STR("path", "/tmp",
-                             "directory in the target's filesystem to fill with empty files")),
+                       P_PATH("path", "/tmp",
+                              "directory in the target's filesystem to fill with empty files")),
                 .effect = "a payload in the target's mount namespace creates empty files under path until "
                           "percent of the free inodes (at most 200000) are used",
                 .undo = "remove our directory of empty files under path",
@@ -726,7 +726,7 @@ const struct fault_def catalog_faults[] = {
                 .conflict = CONFLICT_MOUNT,
                 .mechanism = "mount",
                 .comp = C_MOUNT,
-                PARAMS(P_STR("path", "/", "path whose mount is made read-only")),
+                PARAMS(P_PATH("path", "/", "path whose mount is made read-only")),
                 .effect =
                         "the mount holding path in the target's mount namespace is remounted read-only, so "
                         "writes fail with EROFS",
@@ -1187,7 +1187,7 @@ const struct fault_def catalog_faults[] = {
                 .mechanism = "loadgen",
                 .comp = C_LOADGEN,
                 PARAMS(P_INT("users", 1, 1, 10000, "concurrent virtual users"),
-                       P_STR_OPT(
+                       P_URL_OPT(
                                "url", "URL to load; derived from the service's published port when absent"),
                        P_STR_OPT("script", "k6 script, path relative to the drill file"),
                        P_STR_OPT("script_content", "k6 script given inline")),

@@ -68,6 +68,16 @@
         }
 #define P_STR_OPT(n, h)                                                                                     \
         { .name = n, .type = PARAM_STRING, .help = h }
+/* Text of a kind (catalog.h): checked at validation and again by the agent. */
+#define P_PATH(n, d, h)                                                                                     \
+        {                                                                                                   \
+                .name = n, .type = PARAM_PATH, .has_default = true, .def = { .type = PARAM_PATH, .s = d },  \
+                .help = h                                                                                   \
+        }
+#define P_DNS_OPT(n, h)                                                                                     \
+        { .name = n, .type = PARAM_DNS_NAME, .help = h }
+#define P_URL_OPT(n, h)                                                                                     \
+        { .name = n, .type = PARAM_URL, .help = h }
 #define P_STR_REQ(n, h)                                                                                     \
         { .name = n, .type = PARAM_STRING, .required = true, .help = h }
 #define P_ENUM(n, d, ch, h)                                                                                 \

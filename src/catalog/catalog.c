@@ -150,7 +150,8 @@ const char *net_action_to_string(enum net_action a) {
 static const char *const param_type_table[_PARAM_TYPE_MAX] = {
         [PARAM_INTEGER] = "integer",   [PARAM_FLOAT] = "float", [PARAM_PERCENT] = "percent",
         [PARAM_DURATION] = "duration", [PARAM_BYTES] = "bytes", [PARAM_RATE] = "rate",
-        [PARAM_STRING] = "string",     [PARAM_ENUM] = "enum",
+        [PARAM_STRING] = "string",     [PARAM_ENUM] = "enum",   [PARAM_DNS_NAME] = "dns_name",
+        [PARAM_PATH] = "path",         [PARAM_URL] = "url",
 };
 DEFINE_STRING_TABLE_LOOKUP(param_type, enum param_type)
 
@@ -208,9 +209,12 @@ void param_value_format(const struct param_value *v, char *buf, size_t size) {
         case PARAM_DURATION: format_duration_ms(buf, size, v->i); break;
         case PARAM_BYTES: format_bytes(buf, size, v->u); break;
         case PARAM_RATE: format_rate_bps(buf, size, v->u); break;
-        case PARAM_STRING:
-        case PARAM_ENUM: snprintf(buf, size, "%s", v->s ? v->s : ""); break;
-        default: snprintf(buf, size, "?"); break;
+        default:
+                if (param_type_is_text(v->type))
+                        snprintf(buf, size, "%s", v->s ? v->s : "");
+                else
+                        snprintf(buf, size, "?");
+                break;
         }
 }
 

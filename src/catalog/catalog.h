@@ -181,13 +181,22 @@ enum param_type {
         PARAM_BYTES,    /* uint64 bytes; "64k", "256M" */
         PARAM_RATE,     /* uint64 bits per second; "10mbit", "2kbps" */
         PARAM_STRING,
-        PARAM_ENUM, /* string restricted to choices */
+        PARAM_ENUM,     /* string restricted to choices */
+        PARAM_DNS_NAME, /* string: a DNS name (basic/text-kind.h) */
+        PARAM_PATH,     /* string: an absolute path without ".." */
+        PARAM_URL,      /* string: an http(s) URL, its port 1..65535 */
         _PARAM_TYPE_MAX,
 };
 
+/* The text kinds: a string that must also be what its kind says. */
+static inline bool param_type_is_text(enum param_type t) {
+        return t == PARAM_STRING || t == PARAM_ENUM || t == PARAM_DNS_NAME || t == PARAM_PATH ||
+               t == PARAM_URL;
+}
+
 /* A typed parameter value. Which member is meaningful follows the type:
  * i for INTEGER and DURATION, u for BYTES and RATE, f for FLOAT and PERCENT,
- * s for STRING and ENUM. */
+ * s for STRING, ENUM and the other text kinds. */
 struct param_value {
         enum param_type type;
         union {
@@ -240,6 +249,18 @@ struct fault_def {
          * reason and a suggested alternative. NULL for executable faults. */
         const char *refusal;
         const char *alternative;
+};
+
+/* What this build does with a fault (discover faults, validation):
+ * runnable: a mechanism of this build injects it;
+ * planned_only: typed and planned with its undo, but no mechanism of this
+ *   build injects it, so validation refuses it (exit 4);
+ * catalog_only: refused with its reason (fault_def.refusal). */
+enum fault_status {
+        FAULT_STATUS_RUNNABLE,
+        FAULT_STATUS_PLANNED_ONLY,
+        FAULT_STATUS_CATALOG_ONLY,
+        _FAULT_STATUS_MAX,
 };
 
 size_t catalog_size(void);
@@ -295,4 +316,22 @@ unsigned fault_roles_on(const struct fault_def *f, bool host_process);
  * process); unknown ids are skipped. */
 void agent_roles_for(const char *const *fault_ids, size_t n, bool host_targets, char *buf, size_t size);
 const char *param_type_to_string(enum param_type t);
+
+/* The mechanisms this build implements, by the name fault_def.mechanism
+ * uses (src/fault/registry.c has one vtable for each; tests/unit/test-fault.c
+ * proves the two lists agree). */
+bool catalog_mechanism_runnable(const char *name);
+enum fault_status fault_status_of(const struct fault_def *f);
+const char *fault_status_to_string(enum fault_status s);
+int fault_status_from_string(const char *s);
+/* The fault a catalog-only fault's alternative names first ("use ID ..."),
+ * or NULL. */
+const struct fault_def *fault_alternative_of(const struct fault_def *f);
+/* How many catalog faults have status s. */
+size_t catalog_count_status(enum fault_status s);
+
+/* 0 when text is what the parameter's kind says (a DNS name, an absolute
+ * path, an http URL; any text for a plain string), else -EINVAL with the
+ * reason in why, to follow the quoted value. Enum choices are not checked. */
+int param_text_check(const struct param_spec *p, const char *text, char *why, size_t size);
 int param_type_from_string(const char *s);

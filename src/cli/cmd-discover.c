@@ -62,6 +62,7 @@ static json_t *fault_json(const struct fault_def *f) {
                 f->refusal != NULL);
         if (!o)
                 return NULL;
+        json_object_set_new(o, "status", json_string(fault_status_to_string(fault_status_of(f))));
         json_object_set_new(o, "role", json_string(agent_role_to_string(f->role)));
         json_object_set_new(o, "resource", json_string(resource_kind_to_string(f->resource)));
         json_object_set_new(o, "conflict_class", json_string(conflict_class_to_string(f->conflict)));
@@ -91,31 +92,34 @@ static void params_summary(const struct fault_def *f, char *buf, size_t size) {
 }
 
 static int list_faults(struct cli_ctx *ctx, bool json, struct mh_error *reterr) {
-        size_t executable = 0;
         if (json) {
                 json_t *a = json_array();
                 for (size_t i = 0; a && i < catalog_size(); i++)
                         json_array_append_new(a, fault_json(catalog_at(i)));
                 return cli_print_json(ctx, a, reterr);
         }
-        fprintf(ctx->out, "%-30s %-11s %-8s %5s  %-9s %s\n", "FAULT", "CATEGORY", "RISK", "MAX", "MECHANISM",
-                "PARAMETERS (default)");
+        fprintf(ctx->out, "%-30s %-11s %-8s %5s  %-12s %-14s %s\n", "FAULT", "CATEGORY", "RISK", "MAX",
+                "STATUS", "MECHANISM", "PARAMETERS (default)");
         for (size_t i = 0; i < catalog_size(); i++) {
                 const struct fault_def *f = catalog_at(i);
+                enum fault_status st = fault_status_of(f);
                 char params[512];
                 params_summary(f, params, sizeof(params));
-                executable += !f->refusal;
-                fprintf(ctx->out, "%-30s %-11s %-8s %4us  %-9s %s\n", f->id,
+                fprintf(ctx->out, "%-30s %-11s %-8s %4us  %-12s %-14s %s\n", f->id,
                         fault_category_to_string(f->category), risk_to_string(f->risk), f->max_duration_s,
+                        fault_status_to_string(st),
                         f->refusal     ? "refused"
                         : f->mechanism ? f->mechanism
                                        : "none",
                         f->refusal ? "(catalog only)" : params);
         }
         fprintf(ctx->out,
-                "%zu faults: %zu executable, %zu catalog-only (refused with a reason). "
-                "Explain one with -e FAULT_ID.\n",
-                catalog_size(), executable, catalog_size() - executable);
+                "%zu faults: %zu runnable, %zu planned-only (validation refuses them until this build has "
+                "their mechanism), %zu catalog-only (refused with a reason). Explain one with -e "
+                "FAULT_ID.\n",
+                catalog_size(), catalog_count_status(FAULT_STATUS_RUNNABLE),
+                catalog_count_status(FAULT_STATUS_PLANNED_ONLY),
+                catalog_count_status(FAULT_STATUS_CATALOG_ONLY));
         return 0;
 }
 
@@ -189,16 +193,19 @@ static int explain_fault(struct cli_ctx *ctx, const char *id, bool json, struct 
         fprintf(out, "%s: %s fault, risk %s, at most %us, %s\n", f->id,
                 fault_category_to_string(f->category), risk_to_string(f->risk), f->max_duration_s,
                 reversibility_to_string(f->reversibility));
+        fprintf(out, "status:        %s\n", fault_status_to_string(fault_status_of(f)));
         fprintf(out, "applies to:    %s\nneeds:         %s\n", kinds, needs[0] ? needs : "-");
         if (f->refusal) {
                 fprintf(out, "refused:       catalog.unsupported: %s; alternative: %s\n", f->refusal,
                         f->alternative);
                 return 0;
         }
-        fprintf(out, "mechanism:     %s\nagent role:    %s (touches its %s; conflict class %s%s)\n",
-                f->mechanism ? f->mechanism : "none in this version", agent_role_to_string(f->role),
-                resource_kind_to_string(f->resource), conflict_class_to_string(f->conflict),
-                conflict_class_stacks(f->conflict) ? ", stacks" : "");
+        fprintf(out, "mechanism:     %s%s\nagent role:    %s (touches its %s; conflict class %s%s)\n",
+                f->mechanism ? f->mechanism : "none in this version",
+                f->mechanism && fault_status_of(f) == FAULT_STATUS_PLANNED_ONLY ? " (not in this build yet)"
+                                                                                : "",
+                agent_role_to_string(f->role), resource_kind_to_string(f->resource),
+                conflict_class_to_string(f->conflict), conflict_class_stacks(f->conflict) ? ", stacks" : "");
         fprintf(out, "parameters:%s\n", f->n_params ? "" : "    none");
         for (size_t i = 0; i < f->n_params; i++)
                 explain_param(out, &f->params[i]);

@@ -126,9 +126,11 @@ static const struct cli_command prepare_validate = {
         .name = "validate",
         .summary = "compile a drill against the compose file and run every gate; touches nothing",
         .usage = "SPEC [-c COMPOSE] [--json]",
-        .help = "Parses the drill, resolves its targets in the compose file, runs the safety gates and\n"
-                "prints the plan's id and fingerprint; each run of the plan gets its own id. Errors are\n"
-                "FILE:LINE:COL lines (exit 4; 5 when a safety gate refuses).",
+        .help = "Parses the drill, resolves its targets in the compose file, runs the safety gates,\n"
+                "refuses what this build cannot run (a planned-only fault, a check with an execution other\n"
+                "than host, a logs source, a hold that outlasts config.timeout) and prints the plan's id\n"
+                "and fingerprint; each run of the plan gets its own id. Errors are FILE:LINE:COL lines\n"
+                "(exit 4; 5 when a safety gate refuses).",
         .opts = prepare_opts,
         .min_args = 1,
         .max_args = 1,

@@ -129,7 +129,10 @@ static int parse_param_value(
         if (s->type == PARAM_ENUM) {
                 if ((r = parse_enum_value(p, n, s, &v)) < 0)
                         return r;
-        } else if (s->type == PARAM_STRING) {
+        } else if (param_type_is_text(s->type)) {
+                char why[128];
+                if (param_text_check(s, text, why, sizeof(why)) < 0)
+                        return dp_fail(p, n, "'%.80s%s' %s", text, strlen(text) > 80 ? "..." : "", why);
                 if (!(v.s = arena_strdup(p->arena, text)))
                         return dp_oom(p);
         } else {
@@ -254,10 +257,14 @@ static int parse_fault_id(struct dparser *p, const struct ynode *n, struct drill
                         return dp_fail(p, v, "unknown fault '%s' (did you mean '%s'?)", id, near);
                 return dp_fail(p, v, "unknown fault '%s' (`mayhem discover faults` lists them)", id);
         }
-        if (f->def->refusal)
+        if (f->def->refusal) {
+                const struct fault_def *alt = fault_alternative_of(f->def);
+                bool runs = alt && fault_status_of(alt) == FAULT_STATUS_RUNNABLE;
                 return dp_fail(
-                        p, v, "%s is in the catalog but cannot run here: %s; alternative: %s", id,
-                        f->def->refusal, f->def->alternative);
+                        p, v, "%s is in the catalog but cannot run here: %s; alternative: %s%s", id,
+                        f->def->refusal, f->def->alternative,
+                        runs ? "" : " (not runnable in this build either)");
+        }
         dp_leave(p, mark);
         return 0;
 }

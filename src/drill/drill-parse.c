@@ -45,6 +45,7 @@ static int parse_config(struct dparser *p, const struct ynode *n) {
             (r = DP_ENUM(p, n, "on_failure", on_failure, &c->on_failure)) < 0)
                 return r;
         c->risk_ceiling = (enum risk)risk;
+        c->timeout_pos = dp_pos(dp_get(n, "timeout"));
         if (dp_get(n, "maniac") && (r = parse_maniac(p, dp_get(n, "maniac"), c)) < 0)
                 return r;
         dp_leave(p, mark);

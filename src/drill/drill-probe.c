@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "basic/text-kind.h"
+
 #define PROBE_TIMEOUT_MAX_MS (10 * 60 * 1000)
 
 static const char *const http_methods[] = { "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS" };
@@ -24,9 +26,10 @@ int dp_url(struct dparser *p, const struct ynode *map, const char *key, const ch
         int r = dp_require(p, map, key);
         if (r < 0 || (r = dp_str(p, map, key, ret)) < 0)
                 return r;
-        if (strncmp(*ret, "http://", 7) != 0 && strncmp(*ret, "https://", 8) != 0) {
+        char why[128];
+        if (url_check_http(*ret, why, sizeof(why)) < 0) {
                 size_t mark = dp_enter_key(p, key);
-                r = dp_fail(p, dp_get(map, key), "'%s' is not an http:// or https:// URL", *ret);
+                r = dp_fail(p, dp_get(map, key), "'%s' %s", *ret, why);
                 dp_leave(p, mark);
         }
         return r;
@@ -51,7 +54,13 @@ static int parse_exec(struct dparser *p, const struct ynode *n, struct drill_pro
         if ((r = dp_names(p, dp_get(n, "cmd"), 1, &argv)) < 0)
                 return r;
         dp_leave(p, mark);
-        pr->cmd = argv.v;
+        /* execvp() needs the argv NULL-terminated; a list of names is not. */
+        const char **cmd = arena_alloc_array(p->arena, argv.n + 1, sizeof(*cmd));
+        if (!cmd)
+                return dp_oom(p);
+        memcpy(cmd, argv.v, argv.n * sizeof(*cmd));
+        cmd[argv.n] = NULL;
+        pr->cmd = cmd;
         pr->n_cmd = argv.n;
         return dp_int(p, n, "expected_exit_code", 0, 255, &pr->expected_exit_code);
 }

@@ -103,6 +103,7 @@ static int parse_check_spec(
             (r = dp_id(p, n, "target", &c->target)) < 0)
                 return r;
         c->pos = dp_pos(n);
+        c->execution_pos = dp_get(n, "execution") ? dp_pos(dp_get(n, "execution")) : c->pos;
         c->target_pos = dp_pos(dp_get(n, "target"));
         if (!c->id && !(c->id = generated_check_id(p, step, i)))
                 return dp_oom(p);

@@ -127,6 +127,7 @@ static int parse_source(struct dparser *p, const struct ynode *n, struct drill_o
             (r = dp_id(p, n, "source_id", &s->source_id)) < 0)
                 return r;
         s->pos = dp_pos(n);
+        s->kind_pos = dp_pos(dp_get(n, "kind"));
         s->timeout_ms = 10000;
         s->tail = 100;
         s->cadence_ms = p->spec->observability.cadence_ms;

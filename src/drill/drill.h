@@ -217,7 +217,8 @@ struct drill_check {
         struct srcpos pos;
         struct drill_probe probe;
         enum check_locus execution;
-        const char *target; /* required unless execution is host */
+        struct srcpos execution_pos; /* of the value; the check's when not written */
+        const char *target;          /* required unless execution is host */
         struct srcpos target_pos;
 };
 
@@ -261,7 +262,7 @@ struct drill_success {
 
 struct drill_obs_source {
         enum obs_kind kind;
-        struct srcpos pos;
+        struct srcpos pos, kind_pos;
         const char *source_id;
         const char *container; /* logs, inspection */
         int64_t tail;          /* logs */
@@ -323,6 +324,7 @@ struct drill_config {
         enum risk risk_ceiling;
         int64_t max_faults;
         int64_t timeout_ms;
+        struct srcpos timeout_pos; /* line 0: not written, the default */
         enum log_level log_level;
         bool recovery;
         enum on_failure on_failure;

@@ -29,6 +29,7 @@ static int bind_one(
         struct mh_error *e) {
         struct param_value v = { .type = p->type };
         double n = json_number_value(j);
+        char why[128];
         switch (p->type) {
         case PARAM_INTEGER:
         case PARAM_DURATION:
@@ -54,6 +55,8 @@ static int bind_one(
                 v.s = json_string_value(j);
                 if (p->type == PARAM_ENUM && !is_choice(p, v.s))
                         return bad(e, def, p->name, "is not one of its choices");
+                if (param_text_check(p, v.s, why, sizeof(why)) < 0)
+                        return bad(e, def, p->name, why);
                 break;
         }
         if (json_is_number(j) && !in_range(p, json_number_value(j)))

@@ -286,8 +286,8 @@ int plan_build_on(
         pl->topology = topo;
         struct plan_builder b = { .plan = pl, .spec = spec, .topo = topo, .reterr = reterr, .host = host };
         if ((r = drill_spec_check(spec, reterr)) < 0 || (r = resolve_targets(&b)) < 0 ||
-            (r = plan_faults(&b)) < 0 || (r = plan_steps(&b)) < 0 || (r = plan_collect_warnings(&b)) < 0 ||
-            (r = fingerprint(&b)) < 0)
+            (r = plan_faults(&b)) < 0 || (r = plan_steps(&b)) < 0 || (r = plan_support_steps(&b)) < 0 ||
+            (r = plan_collect_warnings(&b)) < 0 || (r = fingerprint(&b)) < 0)
                 return r;
         *ret = TAKE_PTR(pl);
         return 0;

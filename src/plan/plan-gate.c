@@ -83,7 +83,7 @@ int plan_gate_fault(struct plan_builder *b, struct plan_fault *f) {
         int r;
         if ((r = gate_node_kind(b, f)) < 0 || (r = gate_host_target(b, f)) < 0 ||
             (r = gate_host_clock(b, f)) < 0 || (r = gate_risk(b, f)) < 0 ||
-            (r = gate_compensation(b, f)) < 0)
+            (r = plan_support_fault(b, f)) < 0 || (r = gate_compensation(b, f)) < 0)
                 return r;
         return pb_decide(b, "policy.allow", f, true, "%s: admitted", f->src->def->id);
 }

@@ -29,5 +29,11 @@ int plan_gate_lanes(struct plan_builder *b, const struct plan_step *ps);
 int plan_host_refusal(
         const struct plan_builder *b, const struct drill_target *t, const char **ret_rule, char *reason,
         size_t size);
+/* plan-support.c: what this build cannot run, refused here (exit 4,
+ * "not_implemented" where the build lacks it): a planned-only fault, a
+ * fault held as long as config.timeout; checks with another execution than
+ * host, logs sources, steps whose holds and waits outlast config.timeout. */
+int plan_support_fault(struct plan_builder *b, const struct plan_fault *f);
+int plan_support_steps(struct plan_builder *b);
 /* plan-warn.c: things worth saying that do not stop the plan. */
 int plan_collect_warnings(struct plan_builder *b);

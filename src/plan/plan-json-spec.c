@@ -29,7 +29,7 @@ json_t *plan_json_param(const struct param_value *v) {
 /* exec and file probes read or run something on a machine: the plan says
  * which. Today that is always the controller's own host, as the controller's
  * user, never through the agent (so no agent role governs them); a check
- * with another execution locus is refused by the runner. */
+ * with another execution locus is refused by the planner (plan-support.c). */
 static void set_runs_on(json_t *o, const struct drill_probe *p, bool on_host) {
         if (on_host && (p->type == PROBE_EXEC || p->type == PROBE_FILE))
                 json_object_set_new(o, "runs_on", json_string("controller_host"));

@@ -40,28 +40,11 @@ static void make_run_id(const struct plan *pl, char *buf, size_t size) {
         snprintf(buf, size, "%.*s-%02x%02x%02x", (int)prefix, pl->run_id, rnd[0], rnd[1], rnd[2]);
 }
 
-static int refuse(
-        struct mh_error *reterr, enum mh_exit exit, const char *id, const char *what, const char *why) {
-        return mh_error_set(reterr, -EOPNOTSUPP, exit, id, "%s: %s; nothing was touched", what, why);
-}
-
-static int check_probe_locus(const struct drill_step *st, struct mh_error *reterr) {
-        for (size_t i = 0; i < st->n_checks; i++)
-                if (st->checks[i].execution != CHECK_LOCUS_HOST)
-                        return refuse(
-                                reterr, MH_EXIT_VALIDATION_ERROR, "not_implemented", st->checks[i].id,
-                                "checks that run inside a container (execution other than host) are not "
-                                "supported yet");
-        return 0;
-}
-
-/* Everything the controller can check alone, before the agent starts:
- * checks it cannot run yet, containers that do not exist. */
+/* What the controller can check alone, before the agent starts: containers
+ * that do not exist. (What this build cannot run, the plan refused already:
+ * plan-support.c.) */
 static int preflight(const struct plan *pl, struct engine *engine, struct mh_error *reterr) {
         int r;
-        for (size_t i = 0; i < pl->n_steps; i++)
-                if ((r = check_probe_locus(pl->steps[i].src, reterr)) < 0)
-                        return r;
         for (size_t i = 0; i < pl->n_targets; i++) {
                 struct engine_container c;
                 if (pl->targets[i].src->runtime == TARGET_RUNTIME_PROCESS)

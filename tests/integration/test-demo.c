@@ -207,7 +207,7 @@ static void test_timeout_aborts_and_undoes(void **state) {
                        "examples/demo/compose.yaml", "--execute");
         assert_int_equal(r.exit, 6);
         assert_non_null(strstr(r.out, "**status**: aborted"));
-        assert_non_null(strstr(r.out, "config.timeout of 3s passed"));
+        assert_non_null(strstr(r.out, "config.timeout of 8s passed"));
         json_t *h = history_of(r.out);
         assert_all_released(h);
         assert_container_healthy();

@@ -19,6 +19,7 @@
 #include "basic/strbuf.h"
 #include "basic/strv.h"
 #include "basic/suggest.h"
+#include "basic/text-kind.h"
 
 /* ---- sha256 (FIPS 180-2 appendix B vectors) ---- */
 
@@ -436,6 +437,62 @@ static void test_strv_join(void **state) {
         assert_string_equal(tiny, "a, bb");
 }
 
+/* The text kinds, at their edges: what is accepted and what each refusal says. */
+static void test_text_kinds(void **state) {
+        static const struct {
+                int (*check)(const char *, char *, size_t);
+                const char *s, *why; /* why NULL: accepted */
+        } rows[] = {
+                { dns_name_check, "a", NULL },
+                { dns_name_check, "Example-1.COM.", NULL },
+                { dns_name_check, "xn--bcher-kva.example", NULL },
+                { dns_name_check, "", "is empty" },
+                { dns_name_check, ".", "has an empty label" },
+                { dns_name_check, "a..b", "has an empty label" },
+                { dns_name_check, "a.com..", "has an empty label" },
+                { dns_name_check, "a-.com", "has a label that starts or ends with a hyphen" },
+                { dns_name_check, "a_b.com", "holds '_' (a label is letters, digits and hyphens)" },
+                { dns_name_check, "a\tb", "holds byte 0x09 (a label is letters, digits and hyphens)" },
+                { path_check_absolute, "/", NULL },
+                { path_check_absolute, "/a/..b/c../.../.", NULL },
+                { path_check_absolute, "", "is not an absolute path (it must start with '/')" },
+                { path_check_absolute, "/..", "holds a '..' component" },
+                { path_check_absolute, "/a/../", "holds a '..' component" },
+                { path_check_absolute, "/a\nb", "holds byte 0x0a" },
+                { url_check_http, "http://h", NULL },
+                { url_check_http, "https://u:p@h:1/a:99999", NULL },
+                { url_check_http, "http://[fe80::1%25eth0]:65535/", NULL },
+                { url_check_http, "ftp://h/", "is not an http:// or https:// URL" },
+                { url_check_http, "http:///x", "has no host" },
+                { url_check_http, "http://u@:80/", "has no host" },
+                { url_check_http, "http://h:8o/", "has a port that is not a number" },
+                { url_check_http, "http://h:000000000000000000001/", NULL },
+                { url_check_http, "http://h:99999999999999999999/",
+                  "has port 9999999999999999..., outside 1..65535" },
+                { url_check_http, "http://[::1/", "has an IPv6 address without its closing ']'" },
+                { url_check_http, "http://[::1]x/", "has text after its IPv6 address" },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                char why[128] = "";
+                int r = rows[i].check(rows[i].s, why, sizeof(why));
+                if (rows[i].why ? r != -EINVAL || strcmp(why, rows[i].why) != 0 : r != 0)
+                        fail_msg(
+                                "'%s': %d '%s', want '%s'", rows[i].s, r, why,
+                                rows[i].why ? rows[i].why : "accepted");
+        }
+        char long_name[300];
+        memset(long_name, 'a', sizeof(long_name));
+        for (size_t i = 63; i < 253; i += 64)
+                long_name[i] = '.';
+        long_name[253] = '\0';
+        assert_int_equal(dns_name_check(long_name, NULL, 0), 0); /* 253: the most */
+        long_name[253] = '.';
+        long_name[254] = '\0';
+        assert_int_equal(dns_name_check(long_name, NULL, 0), 0); /* and the root's dot */
+        long_name[253] = 'a';
+        assert_int_equal(dns_name_check(long_name, NULL, 0), -EINVAL);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_sha256_empty),
@@ -458,6 +515,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_read_file_directory, tmp_setup, tmp_teardown),
                 cmocka_unit_test_setup_teardown(test_read_file_limit, tmp_setup, tmp_teardown),
                 cmocka_unit_test_setup_teardown(test_read_file_empty, tmp_setup, tmp_teardown),
+                cmocka_unit_test(test_text_kinds),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

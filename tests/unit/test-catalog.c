@@ -319,7 +319,7 @@ static double value_as_double(const struct param_value *v) {
 }
 
 static bool is_numeric(enum param_type t) {
-        return t != PARAM_STRING && t != PARAM_ENUM;
+        return !param_type_is_text(t);
 }
 
 static bool choices_contain(const char *const *choices, const char *s) {
@@ -333,8 +333,8 @@ static void check_default(const struct fault_def *f, const struct param_spec *p)
         double d;
 
         CHECK(p->def.type == p->type, f, p);
-        if (p->type == PARAM_ENUM || p->type == PARAM_STRING)
-                CHECK(p->def.s != NULL, f, p);
+        if (param_type_is_text(p->type))
+                CHECK(p->def.s != NULL && param_text_check(p, p->def.s, NULL, 0) == 0, f, p);
         if (p->type == PARAM_ENUM)
                 CHECK(choices_contain(p->choices, p->def.s), f, p);
         if (!is_numeric(p->type))
@@ -387,6 +387,8 @@ static void test_enum_string_tables(void **state) {
                 assert_int_equal(param_type_from_string(param_type_to_string(i)), i);
         for (int i = 0; i < _NODE_KIND_MAX; i++)
                 assert_int_equal(node_kind_from_string(node_kind_to_string(i)), i);
+        for (int i = 0; i < _FAULT_STATUS_MAX; i++)
+                assert_int_equal(fault_status_from_string(fault_status_to_string(i)), i);
         assert_null(risk_to_string(_RISK_MAX));
         assert_int_equal(risk_from_string("extreme"), -EINVAL);
 }

@@ -12,6 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "basic/fileio.h"
+#include "catalog/catalog.h"
 #include "common/run-command.h"
 #include "cli/cli-internal.h"
 #include "config.h"
@@ -122,6 +124,15 @@ static const struct failure failures[] = {
             "examples/demo/compose.yaml" },
           4,
           "{\"error\":{\"code\":\"validation\",\"col\":18,\"exit\":4,\"file\":" },
+        { { "prepare", "validate", "tests/data/drills/not-runnable.yaml", "-c",
+            "examples/demo/compose.yaml" },
+          4,
+          "tests/data/drills/not-runnable.yaml:8:16: error: mem.exhaust cannot be injected by this build: "
+          "its "
+          "mechanism (payload) is not implemented yet" },
+        { { "run", "tests/data/drills/not-runnable.yaml", "-c", "examples/demo/compose.yaml" },
+          4,
+          "tests/data/drills/not-runnable.yaml:8:16: error: mem.exhaust cannot be injected by this build" },
         { { "discover", "faults", "-e", "net.latncy" },
           4,
           "error: unknown fault 'net.latncy' (did you mean 'net.latency'?)" },
@@ -213,11 +224,37 @@ static void test_compose_next_to_drill(void **state) {
         assert_int_equal(rmdir(top), 0);
 }
 
+/* The counts `discover faults` prints are the catalog's, and README.md says the same. */
+static void check_fault_counts(const char *out) {
+        size_t run = catalog_count_status(FAULT_STATUS_RUNNABLE),
+               planned = catalog_count_status(FAULT_STATUS_PLANNED_ONLY),
+               only = catalog_count_status(FAULT_STATUS_CATALOG_ONLY);
+        char line[128], readme_line[128], path[512];
+        char *readme = NULL;
+        assert_int_equal(run + planned + only, catalog_size());
+        snprintf(
+                line, sizeof(line), "%zu faults: %zu runnable, %zu planned-only (", catalog_size(), run,
+                planned);
+        assert_non_null(strstr(out, line));
+        snprintf(
+                readme_line, sizeof(readme_line),
+                "%zu fault ids: %zu runnable, %zu planned-only, %zu catalog-only", catalog_size(), run,
+                planned, only);
+        snprintf(path, sizeof(path), "%s/README.md", getenv("MAYHEM_SOURCE_ROOT"));
+        size_t len = 0;
+        assert_int_equal(read_file_bounded(path, 1 << 20, &readme, &len, NULL), 0);
+        if (!strstr(readme, readme_line))
+                fail_msg("README.md does not say \"%s\"", readme_line);
+        free(readme);
+}
+
 static void test_discover(void **state) {
         struct result r = RUN("discover", "faults");
         assert_int_equal(r.exit, 0);
         assert_non_null(strstr(r.out, "net.latency "));
-        assert_non_null(strstr(r.out, " 48 executable, "));
+        assert_non_null(strstr(
+                r.out, "fs.fill                        filesystem  medium    300s  planned-only payload"));
+        check_fault_counts(r.out);
         result_done(&r);
         r = RUN("d", "f", "-e", "net.latency");
         assert_int_equal(r.exit, 0);

@@ -100,10 +100,10 @@ static const struct bad parse_errors[] = {
         { F "      - fault: mem.exhuast\n" X, 6, 16,
           FLT ".fault: unknown fault 'mem.exhuast' (did you mean 'mem.exhaust'?)" },
         { F "      - fault: app.response_5xx\n" X, 6, 16,
-          FLT
-          ".fault: app.response_5xx is in the catalog but cannot run here: "
-          "not implemented in this version: the proxy's canned status is offered as "
-          "http.error_injection, not a second id; alternative: use http.error_injection with status 503" },
+          FLT ".fault: app.response_5xx is in the catalog but cannot run here: "
+              "not implemented in this version: the proxy's canned status is offered as "
+              "http.error_injection, not a second id; alternative: use http.error_injection with status 503 "
+              "(not runnable in this build either)" },
         { F "      - fault: mem.exhaust\n        amont: 1G\n" X, 7, 9,
           FLT ": unknown parameter 'amont' for mem.exhaust (did you mean 'amount'?)" },
         { F "      - fault: mem.exhaust\n        zzzz: 1G\n" X, 7, 9,

@@ -478,6 +478,7 @@ static void test_probe_types(void **state) {
         assert_int_equal(c[1].probe.n_cmd, 2);
         assert_string_equal(c[1].probe.cmd[0], "pg_isready");
         assert_string_equal(c[1].probe.cmd[1], "-q");
+        assert_null(c[1].probe.cmd[2]); /* execvp() reads the argv up to a NULL */
         assert_int_equal(c[1].probe.expected_exit_code, 0);
         assert_int_equal(c[1].probe.timeout_ms, 10000);
         assert_string_equal(c[1].target, "api");

@@ -155,6 +155,31 @@ static void walk(const struct fault_def *f, struct fault_lives *lives) {
         json_decref(net);
 }
 
+/* The catalog's "runnable" (what the controller, which links no src/fault/,
+ * validates against) is exactly what this registry injects: a fault is
+ * runnable if and only if a mechanism here applies it, and every mechanism
+ * here is one the catalog calls runnable. */
+static void test_runnable_is_the_registry(void **state) {
+        size_t runnable = 0;
+        for (size_t i = 0; i < catalog_size(); i++) {
+                const struct fault_def *f = catalog_at(i);
+                bool in_registry = fault_mechanism_of(f) != NULL,
+                     says_runnable = fault_status_of(f) == FAULT_STATUS_RUNNABLE;
+                if (in_registry != says_runnable)
+                        fail_msg(
+                                "%s: the catalog says %s, the registry %s its mechanism %s", f->id,
+                                fault_status_to_string(fault_status_of(f)), in_registry ? "has" : "lacks",
+                                f->mechanism ? f->mechanism : "(none)");
+                runnable += says_runnable;
+        }
+        for (size_t i = 0; i < fault_mechanism_count(); i++)
+                if (!catalog_mechanism_runnable(fault_mechanism_at(i)->name))
+                        fail_msg(
+                                "mechanism %s is in the registry, not in the catalog's runnable list",
+                                fault_mechanism_at(i)->name);
+        assert_int_equal(runnable, catalog_count_status(FAULT_STATUS_RUNNABLE));
+}
+
 static void test_every_apply_and_undo_walks(void **state) {
         struct fault_lives *lives = fault_lives_new();
         assert_non_null(lives);
@@ -186,6 +211,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_every_op_is_implemented),
                 cmocka_unit_test(test_no_mechanism_or_op_unused),
+                cmocka_unit_test(test_runnable_is_the_registry),
                 cmocka_unit_test(test_every_apply_and_undo_walks),
                 cmocka_unit_test(test_unknown_ops_refused),
         };
