@@ -158,6 +158,9 @@ struct net_facts {
         uint16_t fixed_port;  /* always this port (dns.timeout: 53); 0: the port param */
         const char *protocol; /* always this protocol ("tcp", "any"); NULL: the protocol param */
         const char *share;    /* the param with the share of packets affected; NULL: all of them */
+        /* Also the target's own loopback (egress): the resolver it asks may
+         * be there, as Docker's 127.0.0.11 on a user-defined network is. */
+        bool loopback;
 };
 
 /* Compensation, decided at plan time (reference controller/compensation.py):

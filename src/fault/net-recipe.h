@@ -26,6 +26,10 @@
 #include "sys/nft-rule.h"
 
 #define NET_RULES_MAX 16
+/* The mark of the agent's own control probes (net-effect-*.c): egress drop
+ * rules let a packet with it pass, so an effect check can tell "the fault
+ * drops it" from "nobody answers anyway". */
+#define NET_PROBE_MARK 0x6d680002u
 
 struct net_rule {
         bool ingress; /* input hook (else output) */
