@@ -99,10 +99,32 @@ static struct lease *apply(const char *fault_id, const char *params) {
                 fail_msg("%s %s: %s", fault_id, params, e.msg);
         bool in_force = false;
         char detail[512];
-        assert_int_equal(fault_effect_run(&fx, fx.def->comp.effect, &in_force, detail, sizeof(detail)), 0);
-        if (!in_force)
-                fail_msg("%s not in force: %s", fault_id, detail);
+        int r = fault_effect_run(&fx, fx.def->comp.effect, &in_force, detail, sizeof(detail));
+        if (r < 0 || !in_force)
+                fail_msg("%s not in force (%d): %s", fault_id, r, detail);
         return &applied;
+}
+
+/* The fault's effect check now: 0 seen, FAULT_EFFECT_UNOBSERVED, or -1 when
+ * the check says the fault is not in force. */
+static int effect(const char *fault_id, const struct lease *l, char *detail, size_t size) {
+        struct fault_exec fx = fx_of(fault_id, l);
+        bool in_force = false;
+        int r = fault_effect_run(&fx, fx.def->comp.effect, &in_force, detail, size);
+        print_message(
+                "%s effect: %s: %s\n", fault_id,
+                r < 0       ? "could not look"
+                : !in_force ? "not in force"
+                : r         ? "not observable"
+                            : "seen",
+                detail);
+        assert_true(r >= 0);
+        return in_force ? r : -1;
+}
+
+static void rules_off(void *live, void *arg) {
+        (void)arg;
+        assert_int_equal(net_rules_switch(live, false, NULL), 0);
 }
 
 /* Every verify probe of the fault's compensation passes. */
@@ -290,6 +312,9 @@ static void test_latency(void **state) {
                 struct lease *p = apply("net.latency", params);
                 assert_added(
                         measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, delays[i], "egress latency");
+                char detail[512];
+                assert_int_equal(effect("net.latency", p, detail, sizeof(detail)), 0);
+                assert_non_null(strstr(detail, "the shaper took"));
                 undo("net.latency", p);
         }
         assert_added(measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, 0, "after undo");
@@ -417,6 +442,21 @@ static void test_partition(void **state) {
         struct lease *p = apply("net.partition", params);
         assert_int_equal(measure_connect(pair.b, pair.a, pair.addr_a, 7021), -ETIMEDOUT);
         assert_int_equal(measure_connect(pair.b, pair.a, addr_a2, 7021), 0);
+        char detail[512];
+        assert_int_equal(effect("net.partition", p, detail, sizeof(detail)), 0);
+        assert_non_null(strstr(detail, "timed out"));
+        /* Rules that drop nothing (flushed behind the agent's back): the
+         * table is there, the effect is not, and the check says so. */
+        assert_true(fault_live_with(lives, LEASE, rules_off, NULL));
+        assert_int_equal(effect("net.partition", p, detail, sizeof(detail)), -1);
+        assert_non_null(strstr(detail, "was answered"));
+        undo("net.partition", p);
+        snprintf(
+                params, sizeof(params), "{\"delivery\":\"nft\",\"direction\":\"egress\",\"peers\":[\"%s\"]}",
+                pair.addr_a);
+        p = apply("net.partition", params);
+        assert_int_equal(effect("net.partition", p, detail, sizeof(detail)), 0);
+        assert_non_null(strstr(detail, "control connect"));
         undo("net.partition", p);
         assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7020), 0);
 }
