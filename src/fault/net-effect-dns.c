@@ -69,6 +69,12 @@ static const char *name_of(const struct fault_exec *fx, char *buf, size_t size) 
         return net_probe_dns_query(buf, 0, q, sizeof(q)) > 0 ? buf : "localhost";
 }
 
+static const char *outcome_text(const struct net_probe_result *p) {
+        return p->outcome == NET_PROBE_TIMEOUT   ? "timed out"
+               : p->outcome == NET_PROBE_REFUSED ? "refused"
+                                                 : strerror(-p->err);
+}
+
 static int verdict(
         const struct dns_look *a, double share, double chance, bool *ret, char *detail, size_t size) {
         if (a->control_failed) {
@@ -77,8 +83,7 @@ static int verdict(
                         "the target's resolver %s does not answer the agent's own query from its netns "
                         "either "
                         "(%s after %.0f ms), so a dropped query cannot be told from an unanswered one",
-                        a->server, a->control.outcome == NET_PROBE_TIMEOUT ? "timed out" : "refused",
-                        a->control.ms);
+                        a->server, outcome_text(&a->control), a->control.ms);
                 return FAULT_EFFECT_UNOBSERVED;
         }
         if (a->timed_out) {

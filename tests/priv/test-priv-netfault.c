@@ -19,11 +19,16 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "basic/clock.h"
+#include "basic/fileio.h"
+#include "basic/procfs.h"
 #include "common/netns-pair.h"
 #include "common/net-assert.h"
 #include "common/netprobe.h"
@@ -459,6 +464,93 @@ static void test_partition(void **state) {
         assert_non_null(strstr(detail, "control connect"));
         undo("net.partition", p);
         assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7020), 0);
+}
+
+/* ---- dns.timeout, seen from the target (its own resolv.conf) ---------------- */
+
+/* A resolver in a: every query comes back as its own answer (QR set). */
+static int dns_echo(void *arg, int out) {
+        (void)arg, (void)out;
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(53) };
+        int fd = socket(AF_INET, SOCK_DGRAM, 0);
+        struct timeval tv = { .tv_sec = 60 };
+        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
+                return 1;
+        for (;;) {
+                unsigned char b[512];
+                struct sockaddr_in from;
+                socklen_t fl = sizeof(from);
+                ssize_t n = recvfrom(fd, b, sizeof(b), 0, (struct sockaddr *)&from, &fl);
+                if (n < 0)
+                        return 0; /* a minute without a query */
+                if (n >= 12)
+                        b[2] |= 0x80, sendto(fd, b, (size_t)n, 0, (struct sockaddr *)&from, fl);
+        }
+}
+
+/* The target in b with a mount namespace of its own, where /etc/resolv.conf
+ * is arg's file: the resolver it asks is in a. */
+static int hold_with_resolv(void *arg, int out) {
+        if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+            mount(arg, "/etc/resolv.conf", NULL, MS_BIND, NULL) < 0)
+                return 1;
+        return hold_forever(NULL, out);
+}
+
+static pid_t dns_target(const char *conf, struct proc_identity *ret) {
+        int fd;
+        char path[64], *text = NULL;
+        size_t len;
+        pid_t pid = netns_fork(pair.b, hold_with_resolv, (void *)conf, &fd);
+        close(fd);
+        assert_true(pid > 0);
+        snprintf(path, sizeof(path), "/proc/%d/root/etc/resolv.conf", (int)pid);
+        for (int i = 0; i < 200 && !(text && strstr(text, pair.addr_a)); i++, usleep(10000)) {
+                free(text), text = NULL;
+                read_file_bounded(path, 4096, &text, &len, NULL);
+        }
+        assert_non_null(strstr(text ? text : "", pair.addr_a));
+        free(text);
+        assert_int_equal(proc_identity_read(pid, ret, NULL), 0);
+        return pid;
+}
+
+static void test_dns_effect(void **state) {
+        (void)state;
+        char conf[] = "/tmp/mhfx-resolv-XXXXXX", detail[512];
+        int fd = mkstemp(conf), out;
+        assert_true(fd >= 0);
+        dprintf(fd, "# ours\nnameserver %s\noptions ndots:0\n", pair.addr_a);
+        close(fd);
+        pid_t resolver = netns_fork(pair.a, dns_echo, NULL, &out);
+        close(out);
+        struct proc_identity saved = target;
+        pid_t held = dns_target(conf, &target);
+        usleep(100000); /* the resolver binds */
+
+        struct lease *p = apply("dns.timeout", "{\"delivery\":\"nft\",\"probability\":100}");
+        assert_int_equal(effect("dns.timeout", p, detail, sizeof(detail)), 0);
+        assert_non_null(strstr(detail, "timed out"));
+        assert_true(fault_live_with(lives, LEASE, rules_off, NULL));
+        assert_int_equal(effect("dns.timeout", p, detail, sizeof(detail)), -1);
+        assert_non_null(strstr(detail, "answered 2 of 2"));
+        undo("dns.timeout", p);
+        /* 1 %: eight queries all answered is what it does most of the time. */
+        p = apply("dns.timeout", "{\"delivery\":\"nft\",\"probability\":1}");
+        assert_true(effect("dns.timeout", p, detail, sizeof(detail)) >= 0);
+        /* A resolver that answers nobody: the fault cannot be told apart. */
+        kill(resolver, SIGKILL);
+        waitpid(resolver, NULL, 0);
+        resolver = 0;
+        assert_int_equal(effect("dns.timeout", p, detail, sizeof(detail)), FAULT_EFFECT_UNOBSERVED);
+        assert_non_null(strstr(detail, "does not answer the agent's own query"));
+        undo("dns.timeout", p);
+
+        kill(held, SIGKILL);
+        waitpid(held, NULL, 0);
+        target = saved;
+        unlink(conf);
 }
 
 static void test_reset_refuse(void **state) {
@@ -933,6 +1025,7 @@ int main(void) {
                 cmocka_unit_test_teardown(test_loss, undo_leftover),
                 cmocka_unit_test_teardown(test_duplicate, undo_leftover),
                 cmocka_unit_test_teardown(test_partition, undo_leftover),
+                cmocka_unit_test_teardown(test_dns_effect, undo_leftover),
                 cmocka_unit_test_teardown(test_reset_refuse, undo_leftover),
                 cmocka_unit_test_teardown(test_corrupt, undo_leftover),
                 cmocka_unit_test_teardown(test_flap, undo_leftover),
