@@ -159,14 +159,9 @@ static int look_then(
 
 /* Rules whose effect the agent has no probe for from the target's netns
  * (refused or reset connections of the target's clients, a flapping
- * dependency): their presence is all it sees. */
+ * dependency): what they counted is what it sees. */
 static int look_rules(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
-        int r = look_in_force(fx, ret, detail, size);
-        if (r < 0 || !*ret)
-                return r;
-        size_t n = strlen(detail);
-        snprintf(detail + n, size - MIN(n, size), "; the agent has no probe of their effect from there");
-        return FAULT_EFFECT_UNOBSERVED;
+        return look_then(fx, ret, detail, size, net_effect_counted);
 }
 
 static int look_shaped(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {

@@ -104,11 +104,6 @@ int net_effect_shaped(const struct fault_exec *fx, bool *ret, char *detail, size
                 }
                 return qdisc_verdict(fx, &c, detail, size);
         }
-        default:
-                snprintf(
-                        detail, size,
-                        "nftables rules in the target's netns; they keep no count of the packets they act "
-                        "on");
-                return FAULT_EFFECT_UNOBSERVED;
+        default: return net_effect_counted(fx, ret, detail, size);
         }
 }

@@ -18,3 +18,7 @@ int net_effect_dns(const struct fault_exec *fx, bool *ret, char *detail, size_t 
 int net_effect_unreachable(const struct fault_exec *fx, bool *ret, char *detail, size_t size);
 /* net.shaped: the shaper's or our qdiscs' counters show packets held or dropped. */
 int net_effect_shaped(const struct fault_exec *fx, bool *ret, char *detail, size_t size);
+/* nft.rules_present, and net.shaped delivered by rules: the counters of the
+ * lease's rules show packets they acted on (dropped, refused, reset,
+ * corrupted, copied: each rule counts after its last match). */
+int net_effect_counted(const struct fault_exec *fx, bool *ret, char *detail, size_t size);

@@ -53,6 +53,7 @@ static void add_l4(
                         r->spec.peers[i] = sc->peers[i];
                 r->spec.not_loopback = ingress;
                 r->spec.not_loopback_out = !ingress && !sc->loopback;
+                r->spec.counter = true; /* what the effect check counts (net-effect-counted.c) */
                 if (!ingress && tpl->action == NFT_ACTION_DROP)
                         r->spec.mark_guard = NET_PROBE_MARK;
         }

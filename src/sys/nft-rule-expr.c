@@ -330,6 +330,8 @@ int nft_rule_exprs_add(
         struct nftnl_rule *r, int family, const struct nft_rule_spec *spec, const char *peer,
         enum nft_queue_via via, struct mh_error *reterr) {
         int k = matches_add(r, family, spec, peer);
+        if (k >= 0 && spec->counter)
+                k = expr_new(r, "counter") ? 0 : -ENOMEM;
         if (k >= 0)
                 k = action_add(r, family, spec, via);
         if (k == -ENODEV)

@@ -187,6 +187,7 @@ struct nft_rule_spec {
          * leaving the target's own loopback traffic alone. */
         bool not_loopback_out;
         uint32_t mark_guard;          /* meta mark != mark_guard; 0: no test */
+        bool counter;                 /* count what matches, before the action (nft_table_counted()) */
         enum nft_tcp_flags tcp_flags; /* needs l4 tcp */
         unsigned probability;         /* numgen random mod 10000 < p; 0 or 10000: always */
         enum nft_action action;
@@ -260,6 +261,11 @@ struct nft_rule_handles {
 int nft_rule_add(
         struct nft_owner_table *t, const char *chain, const struct nft_rule_spec *spec,
         struct nft_rule_handles *ret_handles, struct mh_error *reterr);
+
+/* The packets the counters of every rule of table <family> <name> in the
+ * current netns have counted (rules added with spec.counter). -ENOENT when
+ * there is no such table. */
+int nft_table_counted(const char *family, const char *table, uint64_t *ret_packets, struct mh_error *reterr);
 
 /* Kernel feature probes. Each creates an owner table with a chain and, where
  * it tests an expression, a rule, in a throwaway netns of a forked child, and

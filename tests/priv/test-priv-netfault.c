@@ -392,9 +392,16 @@ static void test_loss(void **state) {
         for (size_t i = 0; i < 2; i++) {
                 snprintf(params, sizeof(params), "{\"delivery\":\"nft\",\"percent\":%.0f}", pct[i]);
                 struct lease *p = apply("net.packet_loss", params);
-                ASSERT_BINOMIAL(
-                        4000 - measure_udp(pair.b, pair.a, pair.addr_a, 7002, 4000).unique, 4000,
-                        pct[i] / 100, "egress loss");
+                unsigned lost = 4000 - measure_udp(pair.b, pair.a, pair.addr_a, 7002, 4000).unique;
+                ASSERT_BINOMIAL(lost, 4000, pct[i] / 100, "egress loss");
+                /* The rules counted what they dropped: at least the probes lost. */
+                char detail[512];
+                unsigned long long counted = 0;
+                assert_int_equal(effect("net.packet_loss", p, detail, sizeof(detail)), 0);
+                const char *at = strstr(detail, "dropped ");
+                assert_non_null(at);
+                assert_int_equal(sscanf(at, "dropped %llu", &counted), 1);
+                assert_true(counted >= lost);
                 undo("net.packet_loss", p);
         }
         struct lease *p =
@@ -555,9 +562,15 @@ static void test_dns_effect(void **state) {
 
 static void test_reset_refuse(void **state) {
         (void)state;
+        char detail[512];
         struct lease *p = apply("net.connection_reset", "{\"delivery\":\"nft\",\"port\":7030}");
+        /* No client has come yet: nothing to count. */
+        assert_int_equal(effect("net.connection_reset", p, detail, sizeof(detail)), FAULT_EFFECT_UNOBSERVED);
+        assert_non_null(strstr(detail, "no packets yet"));
         assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7030), -ECONNRESET);
         assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7031), 0);
+        assert_int_equal(effect("net.connection_reset", p, detail, sizeof(detail)), 0);
+        assert_non_null(strstr(detail, "reset"));
         undo("net.connection_reset", p);
         p = apply("net.connection_refuse", "{\"delivery\":\"nft\",\"port\":7030,\"protocol\":\"tcp\"}");
         assert_int_equal(measure_connect(pair.a, pair.b, pair.addr6_b, 7030), -ECONNREFUSED);
