@@ -570,17 +570,18 @@ const struct fault_def catalog_faults[] = {
                 .conflict = CONFLICT_NETNS_FILTERING,
                 .mechanism = "net",
                 .net = { .action = NET_ACTION_DROP,
-                         .side = NET_SIDE_EGRESS,
+                         .side = NET_SIDE_INGRESS,
                          .port_either = false,
                          .fixed_port = 53,
                          .protocol = "any",
                          .share = "probability",
-                         .loopback = true },
+                         .loopback = true,
+                         .answers = true },
                 .comp = C_NFT_DNS,
                 PARAMS(P_PROBABILITY(80, 1)),
-                .effect = "an nftables owner table in the target's netns drops probability of its DNS "
-                          "queries (UDP and TCP port 53, loopback included, before the DNAT that takes "
-                          "Docker's 127.0.0.11 to its resolver), so its resolver times out",
+                .effect = "an nftables owner table in the target's netns drops probability of the answers "
+                          "to its DNS queries (from UDP and TCP port 53, on lo too, where Docker's resolver "
+                          "127.0.0.11 answers), so its resolver times out",
                 .undo = NFT_UNDO,
                 .verify = NFT_VERIFY,
         },

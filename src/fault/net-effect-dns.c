@@ -24,19 +24,20 @@ struct dns_look {
         const char *server, *name;
         int rounds;
         int answered; /* rounds whose unmarked query got through */
-        bool control_failed, timed_out;
+        bool control_failed, timed_out, probe_failed;
         struct net_probe_result control, probe;
 };
 
 static int fn_dns(void *arg, struct mh_error *e) {
         struct dns_look *a = arg;
         for (int i = 0; i < a->rounds; i++) {
-                int r = net_probe_dns(a->server, a->name, NET_PROBE_MARK, DNS_PROBE_MS, &a->control);
+                int r = net_probe_dns(
+                        a->server, a->name, NET_PROBE_MARK, NET_PROBE_PORT, DNS_PROBE_MS, &a->control);
                 if (r >= 0 && a->control.outcome != NET_PROBE_ANSWERED) {
                         a->control_failed = true;
                         return 0;
                 }
-                if (r >= 0 && (r = net_probe_dns(a->server, a->name, 0, DNS_PROBE_MS, &a->probe)) >= 0 &&
+                if (r >= 0 && (r = net_probe_dns(a->server, a->name, 0, 0, DNS_PROBE_MS, &a->probe)) >= 0 &&
                     a->probe.outcome == NET_PROBE_TIMEOUT) {
                         a->timed_out = true;
                         return 0;
@@ -44,6 +45,10 @@ static int fn_dns(void *arg, struct mh_error *e) {
                 if (r < 0)
                         return mh_error_fail(
                                 e, r, "dns_probe", "cannot query %s: %s", a->server, strerror(-r));
+                if (a->probe.outcome == NET_PROBE_ERROR) {
+                        a->probe_failed = true;
+                        return 0;
+                }
                 a->answered++;
         }
         return 0;
@@ -84,6 +89,13 @@ static int verdict(
                         "either "
                         "(%s after %.0f ms), so a dropped query cannot be told from an unanswered one",
                         a->server, outcome_text(&a->control), a->control.ms);
+                return FAULT_EFFECT_UNOBSERVED;
+        }
+        if (a->probe_failed) {
+                snprintf(
+                        detail, size,
+                        "the agent's query to %s could not be sent from the target's netns: %s", a->server,
+                        strerror(-a->probe.err));
                 return FAULT_EFFECT_UNOBSERVED;
         }
         if (a->timed_out) {

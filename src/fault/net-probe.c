@@ -72,8 +72,22 @@ static int sockaddr_of(const char *addr, uint16_t port, struct sockaddr_storage 
         return -EINVAL;
 }
 
-/* A socket of type to addr:port with mark, connect() started (non-blocking). */
-static int open_to(const char *addr, uint16_t port, int type, uint32_t mark, int *ret_fd) {
+/* The wildcard address of af, port local. */
+static int bind_local(int fd, int af, uint16_t local) {
+        struct sockaddr_storage ss = { 0 };
+        struct sockaddr_in *in = (struct sockaddr_in *)&ss;
+        struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)&ss;
+        if (af == AF_INET)
+                in->sin_family = AF_INET, in->sin_port = htons(local);
+        else
+                in6->sin6_family = AF_INET6, in6->sin6_port = htons(local);
+        socklen_t len = af == AF_INET ? sizeof(*in) : sizeof(*in6);
+        return bind(fd, (struct sockaddr *)&ss, len) < 0 ? negative_errno() : 0;
+}
+
+/* A socket of type to addr:port with mark, from local (0: any), connect()
+ * started (non-blocking). */
+static int open_to(const char *addr, uint16_t port, int type, uint32_t mark, uint16_t local, int *ret_fd) {
         struct sockaddr_storage ss;
         socklen_t len;
         int af = sockaddr_of(addr, port, &ss, &len);
@@ -84,6 +98,9 @@ static int open_to(const char *addr, uint16_t port, int type, uint32_t mark, int
                 return negative_errno();
         if (mark && setsockopt(fd, SOL_SOCKET, SO_MARK, &mark, sizeof(mark)) < 0)
                 return negative_errno();
+        int r = local ? bind_local(fd, af, local) : 0;
+        if (r < 0)
+                return r;
         if (connect(fd, (struct sockaddr *)&ss, len) < 0 && errno != EINPROGRESS)
                 return negative_errno();
         *ret_fd = TAKE_FD(fd);
@@ -127,7 +144,8 @@ static int dns_reply(int fd, uint16_t id, double deadline) {
 }
 
 int net_probe_dns(
-        const char *server, const char *name, uint32_t mark, int timeout_ms, struct net_probe_result *ret) {
+        const char *server, const char *name, uint32_t mark, uint16_t local_port, int timeout_ms,
+        struct net_probe_result *ret) {
         static _Atomic uint16_t next_id = 0x6d68;
         uint8_t q[DNS_HEADER + DNS_NAME_MAX + 8];
         uint16_t id = next_id++;
@@ -136,7 +154,7 @@ int net_probe_dns(
                 return n;
         _cleanup_close_ int fd = -EBADF;
         double start = monotonic_ms();
-        int r = open_to(server, 53, SOCK_DGRAM, mark, &fd);
+        int r = open_to(server, 53, SOCK_DGRAM, mark, local_port, &fd);
         if (r == -EINVAL)
                 return r;
         if (r >= 0 && send(fd, q, (size_t)n, 0) < 0)
@@ -164,7 +182,7 @@ int net_probe_connect(
         const char *addr, uint16_t port, uint32_t mark, int timeout_ms, struct net_probe_result *ret) {
         _cleanup_close_ int fd = -EBADF;
         double start = monotonic_ms();
-        int r = open_to(addr, port, SOCK_STREAM, mark, &fd);
+        int r = open_to(addr, port, SOCK_STREAM, mark, 0, &fd);
         if (r == -EINVAL)
                 return r;
         if (r >= 0 && (r = wait_for(fd, POLLOUT, start + timeout_ms)) == 0) {

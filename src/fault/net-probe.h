@@ -24,11 +24,12 @@ struct net_probe_result {
 };
 
 /* One DNS query (type A, class IN, recursion desired) for name to
- * server:53 over UDP. -EINVAL for a server that is not an address literal
- * or a name that is not a DNS name (labels of 1..63 letters, digits, '-'
- * or '_', 253 bytes in all). */
+ * server:53 over UDP, from local_port (0: any). -EINVAL for a server that
+ * is not an address literal or a name that is not a DNS name (labels of
+ * 1..63 letters, digits, '-' or '_', 253 bytes in all). */
 int net_probe_dns(
-        const char *server, const char *name, uint32_t mark, int timeout_ms, struct net_probe_result *ret);
+        const char *server, const char *name, uint32_t mark, uint16_t local_port, int timeout_ms,
+        struct net_probe_result *ret);
 
 /* One TCP connect to addr:port: accepted or refused (RST) is an answer. */
 int net_probe_connect(

@@ -30,6 +30,9 @@
  * rules let a packet with it pass, so an effect check can tell "the fault
  * drops it" from "nobody answers anyway". */
 #define NET_PROBE_MARK 0x6d680002u
+/* The local port of the agent's control DNS query: rules on answers
+ * (catalog net.answers) let what comes back to it pass. */
+#define NET_PROBE_PORT 27053
 
 struct net_rule {
         bool ingress; /* input hook (else output) */

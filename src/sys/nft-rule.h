@@ -172,6 +172,7 @@ struct nft_rule_spec {
         enum nft_l3 l3; /* in inet/netdev tables; implied by ip/ip6 tables and by peers */
         enum nft_l4 l4;
         uint16_t dport, sport; /* need l4 tcp or udp */
+        uint16_t not_dport;    /* dport != not_dport (needs l4 tcp or udp); 0: no test */
         /* IPv4 or IPv6 literals (no names, no prefixes); the first NULL ends
          * the list. Each peer becomes its own rule (with every other match of
          * the spec) in the same batch, so all of them are added or none; the
