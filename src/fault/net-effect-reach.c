@@ -109,15 +109,20 @@ static int verdict(const struct reach_look *a, bool *ret, char *detail, size_t s
                         "loopback, and the agent has none to connect to");
                 return FAULT_EFFECT_UNOBSERVED;
         }
+        if (a->gateway[0]) {
+                snprintf(
+                        detail, size,
+                        "a TCP connect from the target's netns to its default gateway %s:%d timed out (%d "
+                        "ms)%s",
+                        a->gateway, PROBE_PORT, CONNECT_PROBE_MS,
+                        a->control ? ", which answered the agent's control connect" : "");
+                return 0;
+        }
         snprintf(
                 detail, size,
-                "a TCP connect from the target's netns to %zu of %zu %s (%s:%d%s) timed out (%d ms)%s",
-                a->timed_out, a->n,
-                a->gateway[0] ? "default gateway"
-                : a->n == 1   ? "peer"
-                              : "peers",
-                a->peers[0], PROBE_PORT, a->n > 1 ? ", ..." : "", CONNECT_PROBE_MS,
-                a->control ? ", each answering the agent's control connect" : "");
+                "a TCP connect from the target's netns to %zu of %zu peer%s (%s:%d%s) timed out (%d ms)%s",
+                a->timed_out, a->n, a->n == 1 ? "" : "s", a->peers[0], PROBE_PORT, a->n > 1 ? ", ..." : "",
+                CONNECT_PROBE_MS, a->control ? ", each answering the agent's control connect" : "");
         return 0;
 }
 
