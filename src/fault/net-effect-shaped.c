@@ -51,7 +51,8 @@ static int qdisc_verdict(const struct fault_exec *fx, const struct counts *c, ch
         if (held && c->packets + c->qlen > 0) {
                 snprintf(
                         detail, size,
-                        "our qdiscs held %llu of the target's packets (%llu queued now, %llu bytes)",
+                        "our qdiscs %s %llu of the target's packets (%llu queued now, %llu bytes)",
+                        a == NET_ACTION_RATE ? "rate-limited" : "delayed",
                         (unsigned long long)(c->packets + c->qlen), (unsigned long long)c->qlen,
                         (unsigned long long)c->backlog);
                 return 0;
