@@ -308,11 +308,15 @@ static int run_phase(
                         settle_record(s, l->id);
                 *ret = json_pack("{s:s, s:b, s:s}", "task_id", t->id, "verified", ok, "detail", t->detail);
                 return 0;
-        default:
-                if (!c->effect || fault_effect_run(fx, c->effect, &ok, t->detail, sizeof(t->detail)) < 0)
-                        ok = false;
-                *ret = json_pack("{s:s, s:b, s:s}", "task_id", t->id, "in_force", ok, "detail", t->detail);
+        default: {
+                int r = c->effect ? fault_effect_run(fx, c->effect, &ok, t->detail, sizeof(t->detail))
+                                  : -EINVAL;
+                ok = ok && r >= 0;
+                *ret = json_pack(
+                        "{s:s, s:b, s:b, s:s}", "task_id", t->id, "in_force", ok, "observed",
+                        ok && r != FAULT_EFFECT_UNOBSERVED, "detail", t->detail);
                 return 0;
+        }
         }
 }
 

@@ -70,13 +70,16 @@ static const char *const slow_query_mode_choices[] = { "latency", "timeout", NUL
 #define C_PAYLOAD      COMP("payload.kill", "payload.gone", "payload.running")
 #define C_PAYLOAD_FILES                                                                                     \
         COMP(P2("payload.kill", "files.remove"), P2("payload.gone", "files.gone"), "payload.running")
-#define C_NFT     COMP("nft.table_delete", "net.clean", "nft.rules_present")
-#define C_SHAPED  COMP(P2("net.unshape", "nft.table_delete"), "net.clean", "net.shaped")
-#define C_PROXY   COMP(P2("proxy.stop", "nft.table_delete"), P2("proxy.gone", "net.clean"), "proxy.listening")
-#define C_DNS     COMP(P2("dns.stop", "nft.table_delete"), P2("dns.gone", "net.clean"), "dns.answering")
-#define C_MOUNT   COMP("mount.remount_rw", "mount.writable", "mount.read_only")
-#define C_LOADGEN COMP("loadgen.stop", "loadgen.gone", "loadgen.running")
-#define P2(a, b)  a, b
+#define C_NFT COMP("nft.table_delete", "net.clean", "nft.rules_present")
+/* The same rules, with an effect the agent can observe from the target's netns. */
+#define C_NFT_DNS       COMP("nft.table_delete", "net.clean", "dns.unanswered")
+#define C_NFT_PARTITION COMP("nft.table_delete", "net.clean", "net.unreachable")
+#define C_SHAPED        COMP(P2("net.unshape", "nft.table_delete"), "net.clean", "net.shaped")
+#define C_PROXY         COMP(P2("proxy.stop", "nft.table_delete"), P2("proxy.gone", "net.clean"), "proxy.listening")
+#define C_DNS           COMP(P2("dns.stop", "nft.table_delete"), P2("dns.gone", "net.clean"), "dns.answering")
+#define C_MOUNT         COMP("mount.remount_rw", "mount.writable", "mount.read_only")
+#define C_LOADGEN       COMP("loadgen.stop", "loadgen.gone", "loadgen.running")
+#define P2(a, b)        a, b
 
 /* A plain host process that was stopped or killed comes back only through
  * its supervisor (systemd, a shell loop): nothing of ours to undo ("none"),
@@ -567,15 +570,18 @@ const struct fault_def catalog_faults[] = {
                 .conflict = CONFLICT_NETNS_FILTERING,
                 .mechanism = "net",
                 .net = { .action = NET_ACTION_DROP,
-                         .side = NET_SIDE_EGRESS,
+                         .side = NET_SIDE_INGRESS,
                          .port_either = false,
                          .fixed_port = 53,
                          .protocol = "any",
-                         .share = "probability" },
-                .comp = C_NFT,
+                         .share = "probability",
+                         .loopback = true,
+                         .answers = true },
+                .comp = C_NFT_DNS,
                 PARAMS(P_PROBABILITY(80, 1)),
-                .effect = "an nftables owner table in the target's netns drops probability of its DNS "
-                          "queries (UDP and TCP port 53), so its resolver times out",
+                .effect = "an nftables owner table in the target's netns drops probability of the answers "
+                          "to its DNS queries (from UDP and TCP port 53, on lo too, where Docker's resolver "
+                          "127.0.0.11 answers), so its resolver times out",
                 .undo = NFT_UNDO,
                 .verify = NFT_VERIFY,
         },
@@ -1261,7 +1267,7 @@ const struct fault_def catalog_faults[] = {
                          .fixed_port = 0,
                          .protocol = "any",
                          .share = NULL },
-                .comp = C_NFT,
+                .comp = C_NFT_PARTITION,
                 PARAMS(P_ENUM(
                         "direction", "both", direction_choices, "which traffic: egress, ingress or both")),
                 .effect = "an nftables owner table in the target's netns drops all traffic to and from its "

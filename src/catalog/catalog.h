@@ -158,6 +158,14 @@ struct net_facts {
         uint16_t fixed_port;  /* always this port (dns.timeout: 53); 0: the port param */
         const char *protocol; /* always this protocol ("tcp", "any"); NULL: the protocol param */
         const char *share;    /* the param with the share of packets affected; NULL: all of them */
+        /* Also the target's own loopback: the resolver it asks may be
+         * there, as Docker's 127.0.0.11 on a user-defined network is. */
+        bool loopback;
+        /* The fixed port is where the answers come from: ingress matches
+         * the source port (dns.timeout drops the answers, so the query is
+         * sent and waited for: a drop of what the target sends would fail
+         * its send() at once with EPERM, no timeout). */
+        bool answers;
 };
 
 /* Compensation, decided at plan time (reference controller/compensation.py):

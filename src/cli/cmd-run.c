@@ -45,11 +45,13 @@ static json_t *result_json(const struct run_result *r) {
                                           "source_id", r->criteria[i].criterion->source_id, "satisfied",
                                           r->criteria[i].satisfied, "detail", r->criteria[i].detail));
         return json_pack(
-                "{s:s, s:s, s:s, s:s, s:o, s:{s:I, s:I, s:I, s:I}, s:f, s:i}", "run_id", r->run_id, "status",
-                run_status_to_string(r->status), "verdict", verdict_to_string(r->verdict), "reason",
-                r->reason, "criteria", criteria, "faults", "injected", (json_int_t)r->faults_injected,
-                "in_force", (json_int_t)r->faults_in_force, "released", (json_int_t)r->faults_released,
-                "dirty", (json_int_t)r->leases_dirty, "wall_s", r->wall_s, "exit", run_exit_code(r));
+                "{s:s, s:s, s:s, s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I}, s:f, s:i}", "run_id", r->run_id,
+                "status", run_status_to_string(r->status), "verdict", verdict_to_string(r->verdict),
+                "reason", r->reason, "criteria", criteria, "faults", "injected",
+                (json_int_t)r->faults_injected, "in_force", (json_int_t)r->faults_in_force, "proven",
+                (json_int_t)r->faults_proven, "not_observable", (json_int_t)r->faults_unobserved, "released",
+                (json_int_t)r->faults_released, "dirty", (json_int_t)r->leases_dirty, "wall_s", r->wall_s,
+                "exit", run_exit_code(r));
 }
 
 /* Containers, and inspection sources, need the engine; host processes do not. */

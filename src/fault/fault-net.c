@@ -11,6 +11,7 @@
 #include "basic/macro.h"
 #include "fault/guard.h"
 #include "fault/live.h"
+#include "fault/net-effect.h"
 #include "fault/net-netns.h"
 
 #define FLAP_TICK_MS 20
@@ -149,6 +150,32 @@ static int look_in_force(const struct fault_exec *fx, bool *ret, char *detail, s
         return r < 0 ? r : 0;
 }
 
+/* In force, and then what the effect check sees (net-effect.h). */
+static int look_then(
+        const struct fault_exec *fx, bool *ret, char *detail, size_t size, fault_look_fn observe) {
+        int r = look_in_force(fx, ret, detail, size);
+        return r < 0 || !*ret ? r : observe(fx, ret, detail, size);
+}
+
+/* Rules whose effect the agent has no probe for from the target's netns
+ * (refused or reset connections of the target's clients, a flapping
+ * dependency): what they counted is what it sees. */
+static int look_rules(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
+        return look_then(fx, ret, detail, size, net_effect_counted);
+}
+
+static int look_shaped(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
+        return look_then(fx, ret, detail, size, net_effect_shaped);
+}
+
+static int look_dns(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
+        return look_then(fx, ret, detail, size, net_effect_dns);
+}
+
+static int look_unreachable(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
+        return look_then(fx, ret, detail, size, net_effect_unreachable);
+}
+
 static void release(void *live) {
         struct net_live *l = live;
         if (l && qdisc_delivery(l->rc.delivery) && l->target.pid > 0)
@@ -161,6 +188,9 @@ const struct fault_mechanism fault_net = {
         .apply = apply,
         .undo = { { "net.unshape", undo_unshape }, { "nft.table_delete", undo_table_delete } },
         .verify = { { "net.clean", look_clean } },
-        .effect = { { "net.shaped", look_in_force }, { "nft.rules_present", look_in_force } },
+        .effect = { { "net.shaped", look_shaped },
+                    { "nft.rules_present", look_rules },
+                    { "dns.unanswered", look_dns },
+                    { "net.unreachable", look_unreachable } },
         .release = release,
 };

@@ -117,7 +117,12 @@ const struct param_value *fault_param_opt(const struct fault_exec *fx, const cha
 
 typedef int (*fault_undo_fn)(const struct fault_exec *fx, struct mh_error *reterr);
 /* One look: *ret says whether the target is back (verify) or the fault is
- * in force (effect); detail says what was seen. < 0: could not look. */
+ * in force (effect); detail says what was seen. < 0: could not look. An
+ * effect check that finds the fault in force but cannot see its effect on
+ * this target (no traffic through it yet, nothing to probe) returns
+ * FAULT_EFFECT_UNOBSERVED with *ret true, and detail says why; 0 with *ret
+ * true means the effect itself was seen. */
+#define FAULT_EFFECT_UNOBSERVED 1
 typedef int (*fault_look_fn)(const struct fault_exec *fx, bool *ret, char *detail, size_t size);
 
 struct fault_undo_op {

@@ -11,6 +11,8 @@ struct scope {
         uint16_t port;
         bool port_either; /* dport or sport (traffic to or from port); else dport only */
         enum nft_l4 l4;   /* ANY with a port means tcp and udp */
+        bool loopback;    /* on lo too (catalog net.loopback) */
+        bool answers;     /* the port is the sender's on ingress (catalog net.answers) */
         const char *peers[NFT_RULE_PEERS_MAX];
         size_t n_peers;
 };
@@ -45,13 +47,19 @@ static void add_l4(
                 r->ingress = ingress;
                 r->spec = *tpl;
                 r->spec.l4 = l4;
+                bool from = sport || (ingress && sc->answers);
                 if (sc->port)
-                        *(sport ? &r->spec.sport : &r->spec.dport) = sc->port;
+                        *(from ? &r->spec.sport : &r->spec.dport) = sc->port;
+                if (ingress && sc->answers)
+                        r->spec.not_dport = NET_PROBE_PORT;
                 r->spec.peer_field = ingress ? NFT_PEER_SADDR : NFT_PEER_DADDR;
                 for (size_t i = 0; i < sc->n_peers; i++)
                         r->spec.peers[i] = sc->peers[i];
-                r->spec.not_loopback = ingress;
-                r->spec.not_loopback_out = !ingress;
+                r->spec.not_loopback = ingress && !sc->loopback;
+                r->spec.not_loopback_out = !ingress && !sc->loopback;
+                r->spec.counter = true; /* what the effect check counts (net-effect-counted.c) */
+                if (!ingress && tpl->action == NFT_ACTION_DROP)
+                        r->spec.mark_guard = NET_PROBE_MARK;
         }
 }
 
@@ -193,6 +201,8 @@ static void scope_of(const struct fault_exec *fx, const struct fault_net *net, s
         *sc = (struct scope){ .dirs = nf->side ? nf->side : dirs_of(fault_param(fx, "direction")->s),
                               .port = p > 0 && p <= 65535 ? (uint16_t)p : 0,
                               .port_either = nf->port_either,
+                              .loopback = nf->loopback,
+                              .answers = nf->answers,
                               .l4 = l4_of(nf->protocol ? nf->protocol : fault_param(fx, "protocol")->s) };
         peers_of(net, sc);
 }

@@ -26,6 +26,13 @@
 #include "sys/nft-rule.h"
 
 #define NET_RULES_MAX 16
+/* The mark of the agent's own control probes (net-effect-*.c): egress drop
+ * rules let a packet with it pass, so an effect check can tell "the fault
+ * drops it" from "nobody answers anyway". */
+#define NET_PROBE_MARK 0x6d680002u
+/* The local port of the agent's control DNS query: rules on answers
+ * (catalog net.answers) let what comes back to it pass. */
+#define NET_PROBE_PORT 27053
 
 struct net_rule {
         bool ingress; /* input hook (else output) */

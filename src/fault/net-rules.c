@@ -12,6 +12,10 @@
 #define CHAIN_IN  "in"
 #define CHAIN_OUT "out"
 #define CHAIN_PRE "pre"
+/* The output chain runs before nat output (-100, where Docker's DNAT takes
+ * 127.0.0.11:53 to its resolver's port in the target's own netns), so egress
+ * rules see what the program sent to; conntrack (-200) has run by then. */
+#define OUT_PRIORITY (-150)
 /* The mark an egress copy carries, so it is not copied again (nft-rule.h). */
 #define DUP_MARK 0x6d680001u
 
@@ -96,7 +100,7 @@ static int add_rules(struct net_live *l, struct nft_owner_table *t, bool self, s
 static int add_chains(struct nft_owner_table *t, bool pre, struct mh_error *e) {
         const struct nft_chain_spec chains[] = {
                 { .name = CHAIN_IN, .hook = NFT_HOOK_INPUT },
-                { .name = CHAIN_OUT, .hook = NFT_HOOK_OUTPUT },
+                { .name = CHAIN_OUT, .hook = NFT_HOOK_OUTPUT, .priority = OUT_PRIORITY },
                 { .name = CHAIN_PRE, .hook = NFT_HOOK_PREROUTING },
         };
         int r = 0;

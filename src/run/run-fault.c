@@ -127,27 +127,49 @@ static int phase(struct lease_ctx *c, const char *name, int timeout_ms, json_t *
         return r;
 }
 
-/* One look through the agent: effect ("in_force") or verify ("verified"). */
-static bool look(struct lease_ctx *c, const char *name, const char *key) {
+/* One look through the agent: effect ("in_force") or verify ("verified").
+ * An effect look also says whether the agent saw the effect itself
+ * ("observed", into *ret_observed when not NULL). */
+static bool look(struct lease_ctx *c, const char *name, const char *key, bool *ret_observed) {
         struct mh_error e = { 0 };
         json_t *res = NULL;
+        if (ret_observed)
+                *ret_observed = false;
         if (phase(c, name, QUICK_CALL_MS, &res, &e) < 0) {
                 str_copy(c->detail, sizeof(c->detail), e.msg);
                 return false;
         }
         str_copy(c->detail, sizeof(c->detail), json_string_value(json_object_get(res, "detail")));
         bool yes = json_is_true(json_object_get(res, key));
+        if (ret_observed)
+                *ret_observed = yes && json_is_true(json_object_get(res, "observed"));
         json_decref(res);
         return yes;
 }
 
-static bool wait_effect(struct lease_ctx *c) {
+static bool wait_effect(struct lease_ctx *c, bool *ret_observed) {
         double until = monotonic_ms() + EFFECT_WAIT_MS;
         bool in_force = false;
-        while (!(in_force = look(c, "effect", "in_force")) && !c->agent_lost && monotonic_ms() < until &&
-               runner_sleep(c->r, POLL_MS))
+        while (!(in_force = look(c, "effect", "in_force", ret_observed)) && !c->agent_lost &&
+               monotonic_ms() < until && runner_sleep(c->r, POLL_MS))
                 ;
         return in_force;
+}
+
+/* A fault whose effect was not observable when it came into force (no
+ * traffic through it yet) is looked at once more at the end of its hold,
+ * when the target has had the duration to send some. */
+static bool observed_after_hold(struct lease_ctx *c) {
+        char before[RUN_DETAIL_MAX];
+        bool observed = false;
+        str_copy(before, sizeof(before), c->detail);
+        if (c->agent_lost || !look(c, "effect", "in_force", &observed) || !observed) {
+                runner_progress(c->r, "     still not observable at the end of the hold: %s", c->detail);
+                str_copy(c->detail, sizeof(c->detail), before);
+                return false;
+        }
+        runner_progress(c->r, "     observed at the end of the hold: %s", c->detail);
+        return true;
 }
 
 static bool run_undo(struct lease_ctx *c, char *notes, size_t size) {
@@ -162,7 +184,7 @@ static bool run_undo(struct lease_ctx *c, char *notes, size_t size) {
 
 static bool run_verify(struct lease_ctx *c, char *notes, size_t size) {
         double until = monotonic_ms() + VERIFY_WAIT_MS;
-        while (!look(c, "verify", "verified")) {
+        while (!look(c, "verify", "verified", NULL)) {
                 if (c->agent_lost || monotonic_ms() >= until) {
                         snprintf(
                                 notes, size, "verify still failing after %ds: %.400s", VERIFY_WAIT_MS / 1000,
@@ -316,18 +338,24 @@ static void hold(struct lease_ctx *c) {
 static bool held_and_released(struct lease_ctx *c) {
         struct runner *r = c->r;
         const struct plan_fault *f = c->f;
-        bool in_force = wait_effect(c), ok = in_force;
+        bool observed = false, in_force = wait_effect(c, &observed), ok = in_force;
         char source[64];
         snprintf(source, sizeof(source), "%s.effect", f->id);
         runner_observe(r, source, OBS_VALUE_BOOLEAN, in_force, c->detail);
         runner_event(
                 r, EVENT_FAULT_OBSERVED,
                 json_pack(
-                        "{s:s, s:b, s:s}", "lease", c->lease_id, "in_force", in_force, "detail", c->detail));
+                        "{s:s, s:b, s:b, s:s}", "lease", c->lease_id, "in_force", in_force, "observed",
+                        observed, "detail", c->detail));
         if (in_force) {
                 bump(r, &r->result->faults_in_force);
-                runner_progress(r, "     in force: %s", c->detail);
+                if (observed)
+                        runner_progress(r, "     in force: %s", c->detail);
+                else
+                        runner_progress(r, "     in force: not observable (%s)", c->detail);
                 hold(c);
+                observed = observed || observed_after_hold(c);
+                bump(r, observed ? &r->result->faults_proven : &r->result->faults_unobserved);
         } else
                 runner_progress(r, "  [FAIL] %s was not in force: %s", f->src->def->id, c->detail);
         if (!f->src->recovery && in_force && !c->agent_lost) {

@@ -27,8 +27,11 @@ char *run_summary_markdown(const struct plan *pl, const struct run_result *r) {
                         c->criterion->source_id, word, c->detail);
         }
         strbuf_printf(
-                &b, "**faults**: %zu planned, %zu injected, %zu in force, %zu undone and verified",
-                pl->n_faults, r->faults_injected, r->faults_in_force, r->faults_released);
+                &b,
+                "**faults**: %zu planned, %zu injected, %zu in force (%zu proven, %zu not observable), "
+                "%zu undone and verified",
+                pl->n_faults, r->faults_injected, r->faults_in_force, r->faults_proven, r->faults_unobserved,
+                r->faults_released);
         if (r->leases_kept)
                 strbuf_printf(&b, ", %zu kept faulted", r->leases_kept);
         if (r->leases_dirty)

@@ -44,6 +44,9 @@ struct run_result {
         size_t n_criteria;
         size_t faults_attempted; /* sent to the agent to inject: from here on a target may be touched */
         size_t faults_injected, faults_in_force, faults_released, leases_dirty, leases_kept, leases_orphaned;
+        /* Of those in force: the effect itself seen from the target's
+         * namespaces (proven), or not observable there (only its mechanism seen). */
+        size_t faults_proven, faults_unobserved;
         bool evidence_lost; /* an evidence write failed: the journal may not hold what happened */
         bool refused;       /* a fault was refused for safety (it conflicts with an open lease) */
         size_t sources_total, sources_collected;

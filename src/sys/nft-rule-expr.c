@@ -110,12 +110,16 @@ static int match_l3(struct nftnl_rule *r, int family, int af) {
         return k < 0 ? k : cmp(r, NFT_CMP_EQ, &proto, sizeof(proto));
 }
 
-static int match_port(struct nftnl_rule *r, uint32_t offset, uint16_t port) {
+static int match_port_op(struct nftnl_rule *r, uint32_t offset, uint16_t port, enum nft_cmp_ops op) {
         uint16_t be = htons(port);
         if (port == 0)
                 return 0;
         int k = payload(r, NFT_PAYLOAD_TRANSPORT_HEADER, offset, sizeof(be), false);
-        return k < 0 ? k : cmp(r, NFT_CMP_EQ, &be, sizeof(be));
+        return k < 0 ? k : cmp(r, op, &be, sizeof(be));
+}
+
+static int match_port(struct nftnl_rule *r, uint32_t offset, uint16_t port) {
+        return match_port_op(r, offset, port, NFT_CMP_EQ);
 }
 
 static int match_peer(struct nftnl_rule *r, const struct nft_rule_spec *s, const char *peer) {
@@ -187,6 +191,8 @@ static int matches_add(struct nftnl_rule *r, int family, const struct nft_rule_s
                 k = match_port(r, 0, s->sport);
         if (k >= 0)
                 k = match_port(r, 2, s->dport);
+        if (k >= 0)
+                k = match_port_op(r, 2, s->not_dport, NFT_CMP_NEQ);
         if (k >= 0 && peer)
                 k = match_peer(r, s, peer);
         if (k >= 0 && s->not_loopback)
@@ -330,6 +336,8 @@ int nft_rule_exprs_add(
         struct nftnl_rule *r, int family, const struct nft_rule_spec *spec, const char *peer,
         enum nft_queue_via via, struct mh_error *reterr) {
         int k = matches_add(r, family, spec, peer);
+        if (k >= 0 && spec->counter)
+                k = expr_new(r, "counter") ? 0 : -ENOMEM;
         if (k >= 0)
                 k = action_add(r, family, spec, via);
         if (k == -ENODEV)

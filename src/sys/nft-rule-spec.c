@@ -81,7 +81,7 @@ static int check_ranges(const struct nft_rule_spec *s, struct mh_error *reterr) 
         if (s->probability > NFT_PROBABILITY_SCALE)
                 return refuse(
                         reterr, "probability %u is over %u (always)", s->probability, NFT_PROBABILITY_SCALE);
-        if ((s->dport || s->sport) && s->l4 == NFT_L4_ANY)
+        if ((s->dport || s->sport || s->not_dport) && s->l4 == NFT_L4_ANY)
                 return refuse(reterr, "ports need l4 tcp or udp");
         if (s->tcp_flags != NFT_TCP_FLAGS_ANY && s->l4 != NFT_L4_TCP)
                 return refuse(reterr, "tcp flags need l4 tcp");

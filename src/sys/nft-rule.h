@@ -172,6 +172,7 @@ struct nft_rule_spec {
         enum nft_l3 l3; /* in inet/netdev tables; implied by ip/ip6 tables and by peers */
         enum nft_l4 l4;
         uint16_t dport, sport; /* need l4 tcp or udp */
+        uint16_t not_dport;    /* dport != not_dport (needs l4 tcp or udp); 0: no test */
         /* IPv4 or IPv6 literals (no names, no prefixes); the first NULL ends
          * the list. Each peer becomes its own rule (with every other match of
          * the spec) in the same batch, so all of them are added or none; the
@@ -187,6 +188,7 @@ struct nft_rule_spec {
          * leaving the target's own loopback traffic alone. */
         bool not_loopback_out;
         uint32_t mark_guard;          /* meta mark != mark_guard; 0: no test */
+        bool counter;                 /* count what matches, before the action (nft_table_counted()) */
         enum nft_tcp_flags tcp_flags; /* needs l4 tcp */
         unsigned probability;         /* numgen random mod 10000 < p; 0 or 10000: always */
         enum nft_action action;
@@ -260,6 +262,11 @@ struct nft_rule_handles {
 int nft_rule_add(
         struct nft_owner_table *t, const char *chain, const struct nft_rule_spec *spec,
         struct nft_rule_handles *ret_handles, struct mh_error *reterr);
+
+/* The packets the counters of every rule of table <family> <name> in the
+ * current netns have counted (rules added with spec.counter). -ENOENT when
+ * there is no such table. */
+int nft_table_counted(const char *family, const char *table, uint64_t *ret_packets, struct mh_error *reterr);
 
 /* Kernel feature probes. Each creates an owner table with a chain and, where
  * it tests an expression, a rule, in a throwaway netns of a forked child, and

@@ -453,3 +453,11 @@ void nft_owner_table_free_later(struct nft_owner_table *t) {
         if (!queued)
                 nft_owner_table_free(t);
 }
+
+int nft_socket_open(struct mnl_socket **ret, struct mh_error *reterr) {
+        return socket_open(ret, reterr);
+}
+
+int nft_talk(struct mnl_socket *nl, const void *req, size_t len, mnl_cb_t cb, void *data) {
+        return talk(nl, req, len, cb, data);
+}

@@ -3,6 +3,7 @@
 #include "sys/rtnl.h"
 
 #include <errno.h>
+#include <linux/gen_stats.h>
 #include <linux/pkt_sched.h>
 #include <stdio.h>
 #include <string.h>
@@ -66,13 +67,35 @@ int rtnl_tc_msg_parse(
         return 0;
 }
 
+/* TCA_STATS2's basic and queue counters; a short or missing one reads as 0. */
+static int stats_from_attr(const struct nlattr *a, struct rtnl_qdisc *q) {
+        const struct nlattr *st[TCA_STATS_QUEUE + 1];
+        struct gnet_stats_basic b;
+        struct gnet_stats_queue qs;
+        int r = rtnl_attrs_parse(mnl_attr_get_payload(a), mnl_attr_get_payload_len(a), st, TCA_STATS_QUEUE);
+        if (r < 0)
+                return r;
+        if (st[TCA_STATS_BASIC] && mnl_attr_get_payload_len(st[TCA_STATS_BASIC]) >= sizeof(b)) {
+                memcpy(&b, mnl_attr_get_payload(st[TCA_STATS_BASIC]), sizeof(b));
+                q->bytes = b.bytes, q->packets = b.packets;
+        }
+        if (st[TCA_STATS_QUEUE] && mnl_attr_get_payload_len(st[TCA_STATS_QUEUE]) >= sizeof(qs)) {
+                memcpy(&qs, mnl_attr_get_payload(st[TCA_STATS_QUEUE]), sizeof(qs));
+                q->qlen = qs.qlen, q->backlog = qs.backlog, q->drops = qs.drops, q->requeues = qs.requeues,
+                q->overlimits = qs.overlimits;
+        }
+        return 0;
+}
+
 static int qdisc_from_msg(const struct nlmsghdr *nlh, struct rtnl_qdisc *ret) {
-        const struct nlattr *tb[TCA_KIND + 1];
+        const struct nlattr *tb[TCA_STATS2 + 1];
         const struct tcmsg *t;
         struct rtnl_qdisc q = { 0 };
-        int r = rtnl_tc_msg_parse(nlh, &t, tb, TCA_KIND);
+        int r = rtnl_tc_msg_parse(nlh, &t, tb, TCA_STATS2);
 
         if (r < 0)
+                return r;
+        if (tb[TCA_STATS2] && (r = stats_from_attr(tb[TCA_STATS2], &q)) < 0)
                 return r;
         if (!tb[TCA_KIND] || rtnl_attr_strcpy(tb[TCA_KIND], q.kind, sizeof(q.kind)) < 0)
                 return -EBADMSG;

@@ -208,6 +208,11 @@ struct rtnl_qdisc {
         int ifindex;
         uint32_t handle, parent; /* parent RTNL_PARENT_ROOT / RTNL_PARENT_INGRESS or a class */
         char kind[RTNL_KIND_MAX];
+        /* The kernel's counters (TCA_STATS2; 0 where it sent none): packets
+         * and bytes sent on, packets queued now (qlen, backlog in bytes), and
+         * dropped, requeued, over the limit since the qdisc was added. */
+        uint64_t bytes, packets;
+        uint32_t qlen, backlog, drops, requeues, overlimits;
 };
 
 /* The qdiscs of ifindex (all devices when ifindex is 0); -ENOBUFS when there

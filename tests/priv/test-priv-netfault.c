@@ -19,11 +19,16 @@
 #include <string.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "basic/clock.h"
+#include "basic/fileio.h"
+#include "basic/procfs.h"
 #include "common/netns-pair.h"
 #include "common/net-assert.h"
 #include "common/netprobe.h"
@@ -99,10 +104,32 @@ static struct lease *apply(const char *fault_id, const char *params) {
                 fail_msg("%s %s: %s", fault_id, params, e.msg);
         bool in_force = false;
         char detail[512];
-        assert_int_equal(fault_effect_run(&fx, fx.def->comp.effect, &in_force, detail, sizeof(detail)), 0);
-        if (!in_force)
-                fail_msg("%s not in force: %s", fault_id, detail);
+        int r = fault_effect_run(&fx, fx.def->comp.effect, &in_force, detail, sizeof(detail));
+        if (r < 0 || !in_force)
+                fail_msg("%s not in force (%d): %s", fault_id, r, detail);
         return &applied;
+}
+
+/* The fault's effect check now: 0 seen, FAULT_EFFECT_UNOBSERVED, or -1 when
+ * the check says the fault is not in force. */
+static int effect(const char *fault_id, const struct lease *l, char *detail, size_t size) {
+        struct fault_exec fx = fx_of(fault_id, l);
+        bool in_force = false;
+        int r = fault_effect_run(&fx, fx.def->comp.effect, &in_force, detail, size);
+        print_message(
+                "%s effect: %s: %s\n", fault_id,
+                r < 0       ? "could not look"
+                : !in_force ? "not in force"
+                : r         ? "not observable"
+                            : "seen",
+                detail);
+        assert_true(r >= 0);
+        return in_force ? r : -1;
+}
+
+static void rules_off(void *live, void *arg) {
+        (void)arg;
+        assert_int_equal(net_rules_switch(live, false, NULL), 0);
 }
 
 /* Every verify probe of the fault's compensation passes. */
@@ -129,6 +156,9 @@ static void undo(const char *fault_id, struct lease *l) {
 }
 
 /* ---- measurements from outside ---------------------------------------------- */
+
+/* Echoes lost of 2000 UDP probes from netns from to a reflector on addr:port in to. */
+static unsigned echoes_lost_between(const char *from, const char *to, const char *addr, int port);
 
 struct rtt_args {
         const char *addr;
@@ -290,6 +320,9 @@ static void test_latency(void **state) {
                 struct lease *p = apply("net.latency", params);
                 assert_added(
                         measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, delays[i], "egress latency");
+                char detail[512];
+                assert_int_equal(effect("net.latency", p, detail, sizeof(detail)), 0);
+                assert_non_null(strstr(detail, "the shaper took"));
                 undo("net.latency", p);
         }
         assert_added(measure_rtt(pair.a, pair.b, pair.addr_b, 7001).p50, 0, "after undo");
@@ -362,9 +395,16 @@ static void test_loss(void **state) {
         for (size_t i = 0; i < 2; i++) {
                 snprintf(params, sizeof(params), "{\"delivery\":\"nft\",\"percent\":%.0f}", pct[i]);
                 struct lease *p = apply("net.packet_loss", params);
-                ASSERT_BINOMIAL(
-                        4000 - measure_udp(pair.b, pair.a, pair.addr_a, 7002, 4000).unique, 4000,
-                        pct[i] / 100, "egress loss");
+                unsigned lost = 4000 - measure_udp(pair.b, pair.a, pair.addr_a, 7002, 4000).unique;
+                ASSERT_BINOMIAL(lost, 4000, pct[i] / 100, "egress loss");
+                /* The rules counted what they dropped: at least the probes lost. */
+                char detail[512];
+                unsigned long long counted = 0;
+                assert_int_equal(effect("net.packet_loss", p, detail, sizeof(detail)), 0);
+                const char *at = strstr(detail, "dropped ");
+                assert_non_null(at);
+                assert_int_equal(sscanf(at, "dropped %llu", &counted), 1);
+                assert_true(counted >= lost);
                 undo("net.packet_loss", p);
         }
         struct lease *p =
@@ -373,10 +413,13 @@ static void test_loss(void **state) {
                 4000 - measure_udp(pair.a, pair.b, pair.addr6_b, 7002, 4000).unique, 4000, 0.30,
                 "ingress loss, IPv6");
         undo("net.packet_loss", p);
+        /* dns.timeout drops the answers: the queries leave (no EPERM for
+         * the sender, a wait), what comes back from port 53 is dropped. */
         p = apply("dns.timeout", "{\"delivery\":\"nft\",\"probability\":80}");
         ASSERT_BINOMIAL(
-                2000 - measure_udp(pair.b, pair.a, pair.addr_a, 53, 2000).unique, 2000, 0.80,
-                "dns.timeout drops DNS");
+                echoes_lost_between(pair.b, pair.a, pair.addr_a, 53), 2000, 0.80,
+                "dns.timeout drops the answers from port 53");
+        assert_int_equal(measure_udp(pair.b, pair.a, pair.addr_a, 53, 2000).unique, 2000);
         undo("dns.timeout", p);
         assert_int_equal(measure_udp(pair.b, pair.a, pair.addr_a, 7002, 2000).unique, 2000);
 }
@@ -417,15 +460,123 @@ static void test_partition(void **state) {
         struct lease *p = apply("net.partition", params);
         assert_int_equal(measure_connect(pair.b, pair.a, pair.addr_a, 7021), -ETIMEDOUT);
         assert_int_equal(measure_connect(pair.b, pair.a, addr_a2, 7021), 0);
+        char detail[512];
+        assert_int_equal(effect("net.partition", p, detail, sizeof(detail)), 0);
+        assert_non_null(strstr(detail, "timed out"));
+        /* Rules that drop nothing (flushed behind the agent's back): the
+         * table is there, the effect is not, and the check says so. */
+        assert_true(fault_live_with(lives, LEASE, rules_off, NULL));
+        assert_int_equal(effect("net.partition", p, detail, sizeof(detail)), -1);
+        assert_non_null(strstr(detail, "was answered"));
+        undo("net.partition", p);
+        snprintf(
+                params, sizeof(params), "{\"delivery\":\"nft\",\"direction\":\"egress\",\"peers\":[\"%s\"]}",
+                pair.addr_a);
+        p = apply("net.partition", params);
+        assert_int_equal(effect("net.partition", p, detail, sizeof(detail)), 0);
+        assert_non_null(strstr(detail, "control connect"));
         undo("net.partition", p);
         assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7020), 0);
 }
 
+/* ---- dns.timeout, seen from the target (its own resolv.conf) ---------------- */
+
+/* A resolver in a: every query comes back as its own answer (QR set). */
+static int dns_echo(void *arg, int out) {
+        (void)arg, (void)out;
+        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(53) };
+        int fd = socket(AF_INET, SOCK_DGRAM, 0);
+        struct timeval tv = { .tv_sec = 60 };
+        if (fd < 0 || bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) < 0)
+                return 1;
+        for (;;) {
+                unsigned char b[512];
+                struct sockaddr_in from;
+                socklen_t fl = sizeof(from);
+                ssize_t n = recvfrom(fd, b, sizeof(b), 0, (struct sockaddr *)&from, &fl);
+                if (n < 0)
+                        return 0; /* a minute without a query */
+                if (n >= 12)
+                        b[2] |= 0x80, sendto(fd, b, (size_t)n, 0, (struct sockaddr *)&from, fl);
+        }
+}
+
+/* The target in b with a mount namespace of its own, where /etc/resolv.conf
+ * is arg's file: the resolver it asks is in a. */
+static int hold_with_resolv(void *arg, int out) {
+        if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+            mount(arg, "/etc/resolv.conf", NULL, MS_BIND, NULL) < 0)
+                return 1;
+        return hold_forever(NULL, out);
+}
+
+static pid_t dns_target(const char *conf, struct proc_identity *ret) {
+        int fd;
+        char path[64], *text = NULL;
+        size_t len;
+        pid_t pid = netns_fork(pair.b, hold_with_resolv, (void *)conf, &fd);
+        close(fd);
+        assert_true(pid > 0);
+        snprintf(path, sizeof(path), "/proc/%d/root/etc/resolv.conf", (int)pid);
+        for (int i = 0; i < 200 && !(text && strstr(text, pair.addr_a)); i++, usleep(10000)) {
+                free(text), text = NULL;
+                read_file_bounded(path, 4096, &text, &len, NULL);
+        }
+        assert_non_null(strstr(text ? text : "", pair.addr_a));
+        free(text);
+        assert_int_equal(proc_identity_read(pid, ret, NULL), 0);
+        return pid;
+}
+
+static void test_dns_effect(void **state) {
+        (void)state;
+        char conf[] = "/tmp/mhfx-resolv-XXXXXX", detail[512];
+        int fd = mkstemp(conf), out;
+        assert_true(fd >= 0);
+        dprintf(fd, "# ours\nnameserver %s\noptions ndots:0\n", pair.addr_a);
+        close(fd);
+        pid_t resolver = netns_fork(pair.a, dns_echo, NULL, &out);
+        close(out);
+        struct proc_identity saved = target;
+        pid_t held = dns_target(conf, &target);
+        usleep(100000); /* the resolver binds */
+
+        struct lease *p = apply("dns.timeout", "{\"delivery\":\"nft\",\"probability\":100}");
+        assert_int_equal(effect("dns.timeout", p, detail, sizeof(detail)), 0);
+        assert_non_null(strstr(detail, "timed out"));
+        assert_true(fault_live_with(lives, LEASE, rules_off, NULL));
+        assert_int_equal(effect("dns.timeout", p, detail, sizeof(detail)), -1);
+        assert_non_null(strstr(detail, "answered 2 of 2"));
+        undo("dns.timeout", p);
+        /* 1 %: eight queries all answered is what it does most of the time. */
+        p = apply("dns.timeout", "{\"delivery\":\"nft\",\"probability\":1}");
+        assert_true(effect("dns.timeout", p, detail, sizeof(detail)) >= 0);
+        /* A resolver that answers nobody: the fault cannot be told apart. */
+        kill(resolver, SIGKILL);
+        waitpid(resolver, NULL, 0);
+        resolver = 0;
+        assert_int_equal(effect("dns.timeout", p, detail, sizeof(detail)), FAULT_EFFECT_UNOBSERVED);
+        assert_non_null(strstr(detail, "does not answer the agent's own query"));
+        undo("dns.timeout", p);
+
+        kill(held, SIGKILL);
+        waitpid(held, NULL, 0);
+        target = saved;
+        unlink(conf);
+}
+
 static void test_reset_refuse(void **state) {
         (void)state;
+        char detail[512];
         struct lease *p = apply("net.connection_reset", "{\"delivery\":\"nft\",\"port\":7030}");
+        /* No client has come yet: nothing to count. */
+        assert_int_equal(effect("net.connection_reset", p, detail, sizeof(detail)), FAULT_EFFECT_UNOBSERVED);
+        assert_non_null(strstr(detail, "no packets yet"));
         assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7030), -ECONNRESET);
         assert_int_equal(measure_connect(pair.a, pair.b, pair.addr_b, 7031), 0);
+        assert_int_equal(effect("net.connection_reset", p, detail, sizeof(detail)), 0);
+        assert_non_null(strstr(detail, "reset"));
         undo("net.connection_reset", p);
         p = apply("net.connection_refuse", "{\"delivery\":\"nft\",\"port\":7030,\"protocol\":\"tcp\"}");
         assert_int_equal(measure_connect(pair.a, pair.b, pair.addr6_b, 7030), -ECONNREFUSED);
@@ -459,19 +610,23 @@ static int rtt_count(void *arg, int out) {
 }
 
 /* Echoes lost of 2000 probes from side a to a reflector in side b. */
-static unsigned echoes_lost(void) {
-        int srv_fd, cli_fd, port = 7001;
+static unsigned echoes_lost_between(const char *from, const char *to, const char *addr, int port) {
+        int srv_fd, cli_fd;
         char srv_out[32], cli_out[64];
         unsigned sent = 0, received = 0;
-        pid_t srv = netns_fork(pair.b, reflect, &port, &srv_fd);
+        pid_t srv = netns_fork(to, reflect, &port, &srv_fd);
         usleep(50000);
-        struct rtt_args a = { pair.addr_b, port };
-        pid_t cli = netns_fork(pair.a, rtt_count, &a, &cli_fd);
+        struct rtt_args a = { addr, port };
+        pid_t cli = netns_fork(from, rtt_count, &a, &cli_fd);
         assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
         assert_int_equal(netns_collect(srv, srv_fd, srv_out, sizeof(srv_out)), 0);
         assert_int_equal(sscanf(cli_out, "%u %u", &sent, &received), 2);
         assert_int_equal(sent, 2000);
         return sent - received;
+}
+
+static unsigned echoes_lost(void) {
+        return echoes_lost_between(pair.a, pair.b, pair.addr_b, 7001);
 }
 
 static void test_corrupt(void **state) {
@@ -893,6 +1048,7 @@ int main(void) {
                 cmocka_unit_test_teardown(test_loss, undo_leftover),
                 cmocka_unit_test_teardown(test_duplicate, undo_leftover),
                 cmocka_unit_test_teardown(test_partition, undo_leftover),
+                cmocka_unit_test_teardown(test_dns_effect, undo_leftover),
                 cmocka_unit_test_teardown(test_reset_refuse, undo_leftover),
                 cmocka_unit_test_teardown(test_corrupt, undo_leftover),
                 cmocka_unit_test_teardown(test_flap, undo_leftover),

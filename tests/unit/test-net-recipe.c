@@ -68,6 +68,30 @@ static void test_partition_both_ways_spares_loopback(void **state) {
         assert_false(rc.scoped);
 }
 
+/* dns.timeout drops the answers from port 53 (the query is sent and
+ * waited for), on lo too, where Docker's resolver 127.0.0.11 answers, and
+ * lets the answer to the agent's control query (to NET_PROBE_PORT) pass;
+ * other faults spare lo. */
+static void test_dns_timeout_drops_answers_on_loopback_too(void **state) {
+        (void)state;
+        struct net_recipe rc;
+        assert_int_equal(build("dns.timeout", "{}", &rc, NULL), 0);
+        assert_int_equal(rc.n_rules, 2); /* udp and tcp 53 */
+        for (size_t i = 0; i < rc.n_rules; i++) {
+                const struct net_rule *r = &rc.rules[i];
+                assert_true(r->ingress);
+                assert_int_equal(r->spec.sport, 53);
+                assert_int_equal(r->spec.dport, 0);
+                assert_int_equal(r->spec.not_dport, NET_PROBE_PORT);
+                assert_false(r->spec.not_loopback);
+                assert_true(r->spec.counter);
+                assert_int_equal(r->spec.probability, 8000);
+        }
+        assert_int_equal(build("net.partition", "{\"direction\":\"egress\"}", &rc, NULL), 0);
+        assert_true(rc.rules[0].spec.not_loopback_out);
+        assert_int_equal(rc.rules[0].spec.mark_guard, NET_PROBE_MARK);
+}
+
 static void test_reset_is_ingress_to_port(void **state) {
         (void)state;
         struct net_recipe rc;
@@ -174,6 +198,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_every_network_fault_builds),
                 cmocka_unit_test(test_partition_both_ways_spares_loopback),
+                cmocka_unit_test(test_dns_timeout_drops_answers_on_loopback_too),
                 cmocka_unit_test(test_reset_is_ingress_to_port),
                 cmocka_unit_test(test_scoped_latency_matches_both_ports_and_protocols),
                 cmocka_unit_test(test_peers_narrow_by_direction),

@@ -15,6 +15,7 @@
 #include <linux/if_link.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
+#include <linux/gen_stats.h>
 #include <linux/rtnetlink.h>
 #include <math.h>
 #include <net/if.h>
@@ -324,6 +325,46 @@ static void test_qdisc_dump(void **state) {
         msg_end(&r);
         add_done(&r, 0);
         assert_int_equal(rtnl_qdisc_dump_parse(r.buf, r.len, SEQ, PORTID, 0, q, 4, &n, &e), -EBADMSG);
+}
+
+/* The kernel's counters of a qdisc (TCA_STATS2), for effect checks; a short
+ * counter attribute reads as none. */
+static void test_qdisc_stats(void **state) {
+        (void)state;
+        struct reply r = { .len = 0 };
+        struct rtnl_qdisc q[2];
+        size_t n;
+        struct mh_error e = { 0 };
+        struct tcmsg t = { .tcm_ifindex = 3, .tcm_handle = RTNL_HANDLE, .tcm_parent = RTNL_PARENT_ROOT };
+        struct gnet_stats_basic b = { .bytes = 123456, .packets = 789 };
+        struct gnet_stats_queue qs = {
+                .qlen = 4, .backlog = 5600, .drops = 21, .requeues = 1, .overlimits = 2
+        };
+        msg_begin(&r, RTM_NEWQDISC, NLM_F_MULTI, SEQ, PORTID);
+        put(&r, &t, sizeof(t));
+        attr(&r, TCA_KIND, "netem", 6);
+        size_t nest = attr(&r, TCA_STATS2, NULL, 0);
+        attr(&r, TCA_STATS_BASIC, &b, sizeof(b));
+        attr(&r, TCA_STATS_QUEUE, &qs, sizeof(qs));
+        attr_end(&r, nest);
+        msg_end(&r);
+        msg_begin(&r, RTM_NEWQDISC, NLM_F_MULTI, SEQ, PORTID);
+        put(&r, &t, sizeof(t));
+        attr(&r, TCA_KIND, "tbf", 4);
+        nest = attr(&r, TCA_STATS2, NULL, 0);
+        attr(&r, TCA_STATS_QUEUE, &qs, 8);
+        attr_end(&r, nest);
+        msg_end(&r);
+        add_done(&r, 0);
+        assert_int_equal(rtnl_qdisc_dump_parse(r.buf, r.len, SEQ, PORTID, 0, q, 2, &n, &e), 0);
+        assert_int_equal(n, 2);
+        assert_int_equal(q[0].bytes, 123456);
+        assert_int_equal(q[0].packets, 789);
+        assert_int_equal(q[0].qlen, 4);
+        assert_int_equal(q[0].backlog, 5600);
+        assert_int_equal(q[0].drops, 21);
+        assert_int_equal(q[1].drops, 0);
+        assert_int_equal(q[1].packets, 0);
 }
 
 /* ---- requests ---- */
@@ -1354,12 +1395,12 @@ int main(void) {
                 cmocka_unit_test(test_link_dump),       cmocka_unit_test(test_truncated),
                 cmocka_unit_test(test_bad_attributes),  cmocka_unit_test(test_out_of_step),
                 cmocka_unit_test(test_kernel_errors),   cmocka_unit_test(test_qdisc_dump),
-                cmocka_unit_test(test_msg_tbf),         cmocka_unit_test(test_msg_netem),
-                cmocka_unit_test(test_addr_dump),       cmocka_unit_test(test_addr_truncated),
-                cmocka_unit_test(test_addr_malformed),  cmocka_unit_test(test_route_dump),
-                cmocka_unit_test(test_route_skipped),   cmocka_unit_test(test_route_truncated),
-                cmocka_unit_test(test_route_malformed), cmocka_unit_test(test_msg_addr),
-                cmocka_unit_test(test_msg_route),
+                cmocka_unit_test(test_qdisc_stats),     cmocka_unit_test(test_msg_tbf),
+                cmocka_unit_test(test_msg_netem),       cmocka_unit_test(test_addr_dump),
+                cmocka_unit_test(test_addr_truncated),  cmocka_unit_test(test_addr_malformed),
+                cmocka_unit_test(test_route_dump),      cmocka_unit_test(test_route_skipped),
+                cmocka_unit_test(test_route_truncated), cmocka_unit_test(test_route_malformed),
+                cmocka_unit_test(test_msg_addr),        cmocka_unit_test(test_msg_route),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

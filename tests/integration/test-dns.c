@@ -1,0 +1,229 @@
+/* dns.timeout on real containers (dockerd), through the whole tool: a drill
+ * run with --execute and its agent. The effect is measured from inside the
+ * target: getaddrinfo() of the peer container's name by the target's own
+ * libc (nettool resolve, through docker exec), before, while the fault is
+ * held, and after it is undone. Two networks, two resolvers:
+ *  - a user-defined network, where the target asks Docker's resolver at
+ *    127.0.0.11, reached on lo through a DNAT in the target's own netns;
+ *  - the default bridge, where it asks a resolver of the test's own (a
+ *    nettool dns container) named with --dns, across the bridge.
+ * The run must also say the effect was proven, not only that the rules are
+ * there; and after it, a residue scan of the target's netns finds nothing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+
+#include "basic/clock.h"
+#include "demo-harness.h"
+#include "engine/engine.h"
+
+#define TARGET   "mayhem-dns-target"
+#define PEER     "mayhem-dns-peer"
+#define RESOLVER "mayhem-dns-resolver"
+#define NETWORK  "mayhem-dns-net"
+#define COMPOSE  "tests/data/compose/dns/compose.yaml"
+#define HOLD_S   6
+/* The target's libc asks once and waits 1 s (RES_OPTIONS): a dropped query
+ * takes about that, an answered one a few ms. */
+#define RES_OPTIONS  "RES_OPTIONS=timeout:1 attempts:1"
+#define TIMED_OUT_MS 900
+
+static struct demo demo;
+
+static void docker(const char *const *argv, bool must) {
+        struct cmd_result r = run_command(NULL, argv);
+        if (must && r.exit != 0)
+                fail_msg("%s %s: %s", argv[0], argv[1], r.err);
+        cmd_result_done(&r);
+}
+
+#define DOCKER(must, ...) docker((const char *const[]){ "docker", __VA_ARGS__, NULL }, must)
+
+static void remove_stack(void) {
+        DOCKER(false, "rm", "-f", TARGET, PEER, RESOLVER);
+        DOCKER(false, "network", "rm", NETWORK);
+}
+
+/* docker run -d NAME as compose service, with extra args (NULL-ended) before the image. */
+static void start(const char *name, const char *service, const char *const *extra, const char *const *cmd) {
+        const char *argv[24] = {
+                "docker", "run", "-d", "--name", name, "--label", "com.docker.compose.project=dns"
+        };
+        char label[64];
+        size_t n = 7;
+        snprintf(label, sizeof(label), "com.docker.compose.service=%s", service);
+        argv[n++] = "--label";
+        argv[n++] = label;
+        for (; extra && *extra && n < 18; extra++)
+                argv[n++] = *extra;
+        argv[n++] = "mayhem-test-net:latest";
+        for (; cmd && *cmd && n < 23; cmd++)
+                argv[n++] = *cmd;
+        argv[n] = NULL;
+        docker(argv, true);
+}
+
+static void container(const char *name, char *ip, size_t size, int *ret_pid) {
+        struct engine *e = NULL;
+        struct engine_container c;
+        if (engine_open(ENGINE_DOCKER, NULL, &e, NULL) < 0 ||
+            engine_container_inspect(e, name, &c, NULL) < 0)
+                fail_msg("cannot inspect %s", name);
+        engine_free(e);
+        if (ip)
+                snprintf(ip, size, "%s", c.networks[0].ip);
+        if (ret_pid)
+                *ret_pid = c.pid;
+}
+
+/* getaddrinfo(PEER) inside the target: "ok ADDR" or the EAI_ code, and how long it took. */
+struct resolved {
+        char outcome[32], addr[64];
+        double ms;
+};
+
+static struct resolved resolve_in_target(void) {
+        struct cmd_result r = run_command(
+                NULL, (const char *const[]){ "docker", "exec", "-e", RES_OPTIONS, TARGET, "/nettool",
+                                             "resolve", PEER, NULL });
+        struct resolved out = { 0 };
+        if (r.exit != 0 || !r.out)
+                fail_msg("nettool resolve in the target: %s", r.err ? r.err : "");
+        if (strncmp(r.out, "ok ", 3) == 0)
+                sscanf(r.out, "%31s %63s %lf", out.outcome, out.addr, &out.ms);
+        else
+                sscanf(r.out, "%31s %lf", out.outcome, &out.ms);
+        cmd_result_done(&r);
+        return out;
+}
+
+static void assert_resolves(const char *peer_ip, const char *when) {
+        struct resolved r = resolve_in_target();
+        print_message(
+                "%s: getaddrinfo(" PEER ") in the target: %s %s (%.0f ms)\n", when, r.outcome, r.addr, r.ms);
+        assert_string_equal(r.outcome, "ok");
+        assert_string_equal(r.addr, peer_ip);
+        assert_true(r.ms < TIMED_OUT_MS);
+}
+
+static void assert_times_out(const char *when) {
+        struct resolved r = resolve_in_target();
+        print_message("%s: getaddrinfo(" PEER ") in the target: %s (%.0f ms)\n", when, r.outcome, r.ms);
+        assert_string_equal(r.outcome, "EAI_AGAIN");
+        assert_true(r.ms >= TIMED_OUT_MS);
+}
+
+static pid_t run_drill(void) {
+        char path[128];
+        demo_fresh_db(&demo);
+        snprintf(path, sizeof(path), "%s.drill.yaml", demo.db);
+        FILE *f = fopen(path, "w");
+        assert_non_null(f);
+        fprintf(f,
+                "kind: drill\nname: dns\ncontainers:\n  " TARGET ":\n    faults:\n"
+                "      - {fault: dns.timeout, duration: %ds, probability: 100}\nexecution:\n"
+                "  - parallel: [" TARGET "]\n",
+                HOLD_S);
+        fclose(f);
+        pid_t pid = demo_mayhem_spawn(
+                &demo, (const char *const[]){ "run", path, "-c", COMPOSE, "--execute", NULL });
+        assert_true(pid > 0);
+        return pid;
+}
+
+static char *wait_log(pid_t pid, const char *what) {
+        for (double until = monotonic_ms() + 20000; monotonic_ms() < until; sleep_ms(50)) {
+                char *log = demo_spawn_log(&demo);
+                if (strstr(log, what))
+                        return log;
+                free(log);
+                if (waitpid(pid, NULL, WNOHANG) == pid)
+                        break;
+        }
+        fail_msg("the run never said '%s':\n%s", what, demo_spawn_log(&demo));
+        return NULL;
+}
+
+static void wait_done(pid_t pid) {
+        int status = 0;
+        waitpid(pid, &status, 0);
+        char *log = demo_spawn_log(&demo);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+                fail_msg("mayhem run exited %d:\n%s", WIFEXITED(status) ? WEXITSTATUS(status) : -1, log);
+        if (!strstr(log, "1 in force (1 proven, 0 not observable)"))
+                fail_msg("the summary does not count the effect as proven:\n%s", log);
+        free(log);
+}
+
+/* The whole case on the stack as started: before, held, after. */
+static void dns_case(const char *network) {
+        char peer_ip[64], why[700];
+        int target_pid = 0;
+        container(PEER, peer_ip, sizeof(peer_ip), NULL);
+        container(TARGET, NULL, 0, &target_pid);
+        assert_resolves(peer_ip, "before");
+        pid_t pid = run_drill();
+        char *log = wait_log(pid, "in force:");
+        const char *line = strstr(log, "in force:");
+        print_message("%s: %.*s\n", network, (int)strcspn(line, "\n"), line);
+        if (!strstr(line, "in force: a DNS query"))
+                fail_msg("the effect was not proven:\n%s", log);
+        free(log);
+        assert_times_out("held");
+        wait_done(pid);
+        if (demo_net_residue(target_pid, why, sizeof(why)))
+                fail_msg("residue in the target's netns: %s", why);
+        assert_resolves(peer_ip, "after the undo");
+}
+
+/* Docker's resolver on 127.0.0.11, DNAT'ed on lo in the target's own netns. */
+static void test_user_network(void **state) {
+        (void)state;
+        remove_stack();
+        DOCKER(true, "network", "create", NETWORK);
+        start(PEER, "peer", (const char *const[]){ "--network", NETWORK, NULL }, NULL);
+        start(TARGET, "target", (const char *const[]){ "--network", NETWORK, NULL }, NULL);
+        dns_case("user-defined network");
+        remove_stack();
+}
+
+/* The default bridge: no resolver of Docker's; ours, named with --dns. */
+static void test_default_bridge(void **state) {
+        (void)state;
+        char peer_ip[64], resolver_ip[64];
+        remove_stack();
+        start(PEER, "peer", NULL, NULL);
+        container(PEER, peer_ip, sizeof(peer_ip), NULL);
+        start(RESOLVER, "resolver", NULL, (const char *const[]){ "/nettool", "dns", PEER, peer_ip, NULL });
+        container(RESOLVER, resolver_ip, sizeof(resolver_ip), NULL);
+        start(TARGET, "target", (const char *const[]){ "--dns", resolver_ip, NULL }, NULL);
+        dns_case("default bridge");
+        remove_stack();
+}
+
+int main(void) {
+        int r = demo_up(&demo);
+        if (r == 77 || demo_podman())
+                return 77;
+        if (r < 0) {
+                demo_down(&demo);
+                return 1;
+        }
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_user_network),
+                cmocka_unit_test(test_default_bridge),
+        };
+        if (getenv("MH_TEST_FILTER"))
+                cmocka_set_test_filter(getenv("MH_TEST_FILTER"));
+        int failed = cmocka_run_group_tests(tests, NULL, NULL);
+        remove_stack();
+        demo_down(&demo);
+        return failed;
+}
