@@ -242,6 +242,19 @@ static bool release(struct lease_ctx *c, enum lease_state from) {
         return false;
 }
 
+static void remember_kept(struct lease_ctx *c) {
+        struct runner *r = c->r;
+        json_t *k = json_pack(
+                "{s:I, s:s, s:O}", "fault", (json_int_t)(c->f - r->plan->faults), "lease_id", c->lease_id,
+                "lease", c->lease);
+        pthread_mutex_lock(&r->lock);
+        if (!r->kept)
+                r->kept = json_array();
+        json_array_append_new(r->kept, k);
+        r->result->leases_kept++;
+        pthread_mutex_unlock(&r->lock);
+}
+
 /* recovery: false keeps the fault in force on purpose: the agent is told to
  * keep it past the run (lease.keep: let go where the kernel or the engine
  * holds it, held by the agent as a keeper where it needs a live process),
@@ -269,7 +282,7 @@ static bool keep_faulted(struct lease_ctx *c) {
         }
         transition(c, LEASE_ACTIVE, LEASE_KEPT, NULL);
         record_recovery(c, "kept_faulted", false);
-        bump(c->r, &c->r->result->leases_kept);
+        remember_kept(c);
         runner_event(
                 c->r, EVENT_FAULT_OBSERVED,
                 json_pack(
@@ -366,6 +379,34 @@ static void ctx_done(struct lease_ctx *c) {
         json_decref(c->identity);
         json_decref(c->net);
         json_decref(c->restore);
+}
+
+void runner_kept_recheck(struct runner *r) {
+        size_t i;
+        json_t *k;
+        json_array_foreach(r->kept, i, k) {
+                struct lease_ctx c = {
+                        .r = r,
+                        .f = &r->plan->faults[json_integer_value(json_object_get(k, "fault"))],
+                        .lease = json_incref(json_object_get(k, "lease"))
+                };
+                str_copy(c.lease_id, sizeof(c.lease_id), json_string_value(json_object_get(k, "lease_id")));
+                if (!agent_client_alive(r->agent) || look(&c, "effect", "in_force")) {
+                        ctx_done(&c);
+                        continue;
+                }
+                runner_progress(
+                        r,
+                        "  %s %s kept (recovery: false) is no longer in force at the run's end: %s; undoing "
+                        "it",
+                        c.f->id, c.f->src->def->id, c.detail);
+                pthread_mutex_lock(&r->lock);
+                r->result->leases_kept--;
+                pthread_mutex_unlock(&r->lock);
+                if (release(&c, LEASE_KEPT))
+                        bump(r, &r->result->faults_released);
+                ctx_done(&c);
+        }
 }
 
 bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step_id) {
