@@ -38,6 +38,7 @@ struct agent_client {
         struct pending pending[PENDING_MAX];
         json_int_t next_id;
         bool dead, stopping;
+        bool keeper; /* agent_client_expect_keeper() */
         char run_id[160], agent_id[96];
         char what[PATH_MAX + 8]; /* "ssh to TARGET" or the local agent's path, for messages */
         void (*on_lost)(void *userdata);
@@ -385,15 +386,29 @@ const char *agent_client_id(const struct agent_client *c) {
         return c->agent_id;
 }
 
+void agent_client_expect_keeper(struct agent_client *c) {
+        pthread_mutex_lock(&c->lock);
+        c->keeper = true;
+        pthread_mutex_unlock(&c->lock);
+}
+
+/* An agent that keeps faults in force lets its output go and lives on. */
+static bool kept_alive(struct agent_client *c) {
+        pthread_mutex_lock(&c->lock);
+        bool yes = c->keeper && c->dead;
+        pthread_mutex_unlock(&c->lock);
+        return yes;
+}
+
 /* Bounded wait for the agent to exit; past it, it is killed (it undid what it could). */
-static void reap(pid_t pid) {
+static void reap(struct agent_client *c) {
         for (int i = 0; i < STOP_WAIT_MS / 10; i++) {
-                if (waitpid(pid, NULL, WNOHANG) == pid)
+                if (waitpid(c->pid, NULL, WNOHANG) == c->pid || kept_alive(c))
                         return;
                 sleep_ms(10);
         }
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
+        kill(c->pid, SIGKILL);
+        waitpid(c->pid, NULL, 0);
 }
 
 struct agent_client *agent_client_stop(struct agent_client *c) {
@@ -405,7 +420,7 @@ struct agent_client *agent_client_stop(struct agent_client *c) {
         if (c->to_fd >= 0)
                 close(c->to_fd);
         if (c->pid > 0)
-                reap(c->pid);
+                reap(c);
         if (c->have_reader)
                 pthread_join(c->reader, NULL);
         if (c->from_fd >= 0)

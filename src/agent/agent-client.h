@@ -46,6 +46,9 @@ int agent_client_call(
 bool agent_client_alive(struct agent_client *c);
 pid_t agent_client_pid(const struct agent_client *c);
 const char *agent_client_id(const struct agent_client *c);
+/* The agent said it keeps faults in force past the run (lease.keep, "keeper"):
+ * agent_client_stop() then leaves it running once its output has closed. */
+void agent_client_expect_keeper(struct agent_client *c);
 /* Closes the agent's stdin and waits (bounded) for it to finish and exit. */
 struct agent_client *agent_client_stop(struct agent_client *c);
 DEFINE_FREEP(struct agent_client, agent_client_stop)

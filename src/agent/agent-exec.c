@@ -420,6 +420,7 @@ int agent_task_execute(struct agent_state *s, const json_t *params, json_t **ret
         }
         int held = lease_as_held(s, ph, &l, msg, size);
         if ((r = held) < 0 ||
+            (!held && ph == PHASE_UNDO && (r = agent_keeper_stop(s, l.id, msg, size)) < 0) ||
             (!held && ph != PHASE_INJECT && (r = lease_from_record(s, &l, msg, size)) < 0) ||
             (r = fault_exec_of(s, &l, &fx, msg, size)) < 0 ||
             (!held && (r = check_target(s, ph, &fx, msg, size)) < 0)) {

@@ -168,21 +168,69 @@ int agent_journal_get(
         return r;
 }
 
-int agent_journal_settle(struct agent_journal *j, const char *lease_id) {
+/* Sets key to value (taken) in lease_id's record, durably; none: 0. */
+static int record_set(struct agent_journal *j, const char *lease_id, const char *key, json_t *value) {
         char name[80];
         json_t *rec = NULL;
-        if (file_name(lease_id, name, sizeof(name)) < 0)
+        if (file_name(lease_id, name, sizeof(name)) < 0) {
+                json_decref(value);
                 return 0;
+        }
         int r = read_record(j, name, &rec, NULL);
-        if (r < 0)
+        if (r < 0) {
+                json_decref(value);
                 return r == -ENOENT ? 0 : r;
-        char *text = json_object_set_new(rec, "settled", json_true()) == 0
+        }
+        char *text = json_object_set_new(rec, key, value) == 0
                              ? json_dumps(rec, JSON_COMPACT | JSON_SORT_KEYS)
                              : NULL;
         r = text ? write_durably(j, name, text) : -ENOMEM;
         free(text);
         json_decref(rec);
         return r;
+}
+
+int agent_journal_settle(struct agent_journal *j, const char *lease_id) {
+        return record_set(j, lease_id, "settled", json_true());
+}
+
+int agent_journal_keep(
+        struct agent_journal *j, const char *lease_id, const struct fault_def *def,
+        const struct target_identity *target, const json_t *restore, const struct proc_identity *keeper,
+        struct mh_error *reterr) {
+        char name[80];
+        json_t *rec = NULL;
+        int r = file_name(lease_id, name, sizeof(name)) < 0 ? -EINVAL : read_record(j, name, &rec, NULL);
+        json_decref(rec);
+        if (r == -ENOENT && (r = agent_journal_put(j, lease_id, def, target, restore, reterr)) < 0)
+                return r;
+        json_t *k = keeper ? json_pack(
+                                     "{s:i, s:I}", "pid", (int)keeper->pid, "start_time",
+                                     (json_int_t)keeper->start_time)
+                           : json_null();
+        if (r >= 0 && (r = record_set(j, lease_id, "keeper", k)) >= 0)
+                r = record_set(j, lease_id, "kept", json_true());
+        if (r < 0)
+                return mh_error_fail(
+                        reterr, r, "agent_journal", "cannot record lease %s as kept in %s: %s", lease_id,
+                        j->dir, strerror(-r));
+        return 0;
+}
+
+int agent_journal_keeper(struct agent_journal *j, const char *lease_id, struct proc_identity *ret) {
+        char name[80];
+        json_t *rec = NULL;
+        if (file_name(lease_id, name, sizeof(name)) < 0 || read_record(j, name, &rec, NULL) < 0)
+                return 0;
+        const json_t *k = json_object_get(rec, "keeper");
+        json_int_t pid = json_integer_value(json_object_get(k, "pid")),
+                   start = json_integer_value(json_object_get(k, "start_time"));
+        bool found =
+                !json_is_true(json_object_get(rec, "settled")) && pid > 0 && pid <= INT_MAX && start > 0;
+        if (found)
+                *ret = (struct proc_identity){ .pid = (pid_t)pid, .start_time = (uint64_t)start };
+        json_decref(rec);
+        return found;
 }
 
 /* Settled records older than AGENT_JOURNAL_KEEP_DAYS, at open. */

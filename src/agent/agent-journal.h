@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "basic/procfs.h"
 #include "fault/fault.h"
 
 struct agent_journal;
@@ -49,3 +50,17 @@ int agent_journal_settle(struct agent_journal *j, const char *lease_id);
 
 /* Removes lease_id's record (none: 0): the fault stays on purpose (lease.forget), or was never applied. */
 int agent_journal_drop(struct agent_journal *j, const char *lease_id);
+
+/* recovery: false (lease.keep): the lease's record says it is kept in force
+ * on purpose and, when a process must stay to hold it (keeper: the agent
+ * itself, after its run), which one (pid and start time), so a fresh agent
+ * can stop that process before it undoes the lease (agent-keep.c). The
+ * record is written first when the fault kept none. */
+int agent_journal_keep(
+        struct agent_journal *j, const char *lease_id, const struct fault_def *def,
+        const struct target_identity *target, const json_t *restore, const struct proc_identity *keeper,
+        struct mh_error *reterr);
+
+/* The keeper lease_id's record names, into *ret: 1, or 0 when it names none
+ * (no record, a record without one, or settled already). */
+int agent_journal_keeper(struct agent_journal *j, const char *lease_id, struct proc_identity *ret);

@@ -182,6 +182,7 @@ static const struct {
         { "task.cancel", m_cancel, false },
         { "lease.extend", m_extend, false },
         { "lease.forget", m_forget, false },
+        { "lease.keep", agent_lease_keep, false },
         { "task.execute", agent_task_execute, true },
         { "target.resolve", agent_target_resolve, true },
 };

@@ -12,6 +12,9 @@
 #define AGENT_VERIFY_MS    10000
 #define AGENT_RELEASE_MS   20000 /* how long the agent waits for its undos before it exits */
 #define AGENT_LEASE_ID_MAX 32
+/* How long an agent that outlives its run holds the faults kept in force
+ * (recovery: false) that need a live process, before it undoes them itself. */
+#define AGENT_KEEP_MAX_S (24 * 3600)
 
 /* A lease as the agent holds it: the fault, its target (resolved), its
  * typed params and network context as the lease gave them, and what apply
@@ -39,6 +42,7 @@ const struct fault_comp *agent_lease_comp(const struct agent_lease *l);
 
 struct held_lease {
         bool used;
+        bool kept; /* lease.keep: no TTL, not undone when stdin closes (agent-keep.c) */
         struct agent_lease lease;
         double expires_ms;
         char task_id[16];
@@ -114,3 +118,20 @@ size_t agent_compensations_wait(struct agent_state *s, double deadline_ms);
 void agent_wait_until_locked(struct agent_state *s, double deadline_ms);
 /* lease.forget of a held lease: the fault stays on purpose, its record goes. */
 void agent_forget_record(struct agent_state *s, const char *lease_id);
+
+/* agent-keep.c: lease.keep (recovery: false). A held lease whose fault
+ * needs the agent alive (its live record: nft owner tables, the shaper, a
+ * guardian) stays held as kept; any other is let go, its effect held by the
+ * kernel or the engine. Either way the agent's record says kept. */
+int agent_lease_keep(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size);
+/* How many held leases are kept. */
+size_t agent_kept_count(struct agent_state *s);
+/* After stdin closed with kept leases held: the agent outlives its run as
+ * their keeper, its stdout and stderr on /dev/null, until SIGTERM or SIGINT
+ * on sfd or AGENT_KEEP_MAX_S; returns why it stops, for release_all(). */
+const char *agent_keeper_hold(struct agent_state *s, int sfd);
+/* Before a fresh agent undoes a lease it does not hold: the keeper its
+ * record names (pid and start time) is stopped (SIGTERM through a pidfd,
+ * waited for), so it undoes its own faults. 0, or RPC_TASK_FAILED with msg
+ * when it does not exit. */
+int agent_keeper_stop(struct agent_state *s, const char *lease_id, char *msg, size_t size);

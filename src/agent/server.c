@@ -199,7 +199,9 @@ static double watchdog_sweep(struct agent_state *s) {
                 struct agent_lease expired = { 0 };
                 bool due = false;
                 pthread_mutex_lock(&s->lock);
-                if (s->held[i].used && s->held[i].expires_ms <= now) {
+                if (s->held[i].used && s->held[i].kept)
+                        ; /* kept in force on purpose: no TTL (agent-keep.c) */
+                else if (s->held[i].used && s->held[i].expires_ms <= now) {
                         expired = s->held[i].lease;
                         s->held[i].used = false;
                         due = true;
@@ -213,10 +215,11 @@ static double watchdog_sweep(struct agent_state *s) {
 }
 
 /* The dead-man's switch: whatever is still held is undone before exiting,
- * every lease at once and for at most AGENT_RELEASE_MS. False when something
- * was still running then: the agent exits without it (what the kernel ties
- * to its sockets goes with it, a guardian puts back the rest). */
-static bool release_all(struct agent_state *s, const char *why) {
+ * every lease at once and for at most AGENT_RELEASE_MS, but for the leases
+ * kept in force on purpose when keep says so. False when something was
+ * still running then: the agent exits without it (what the kernel ties to
+ * its sockets goes with it, a guardian puts back the rest). */
+static bool release_all(struct agent_state *s, const char *why, bool keep) {
         double deadline = monotonic_ms() + AGENT_RELEASE_MS;
         pthread_mutex_lock(&s->lock);
         while (s->inflight > 0 &&
@@ -227,7 +230,7 @@ static bool release_all(struct agent_state *s, const char *why) {
         for (size_t i = 0; i < AGENT_HELD_MAX; i++) {
                 struct agent_lease l = { 0 };
                 pthread_mutex_lock(&s->lock);
-                bool held = s->held[i].used;
+                bool held = s->held[i].used && !(keep && s->held[i].kept);
                 if (held) {
                         l = s->held[i].lease;
                         s->held[i].used = false;
@@ -311,8 +314,13 @@ int agent_serve(const struct agent_options *opt) {
         fcntl(opt->in_fd, F_SETFL, fcntl(opt->in_fd, F_GETFL) | O_NONBLOCK);
         struct frame_reader *fr = frame_reader_new(opt->in_fd);
         const char *why = fr ? serve_loop(s, fr, sfd) : "out of memory";
-        if (!release_all(s, why))
+        /* Only the controller letting go keeps the kept faults: a signal
+         * to a serving agent undoes everything it holds. */
+        bool keep = strcmp(why, "stdin closed") == 0;
+        if (!release_all(s, why, keep))
                 return MH_EXIT_RECOVERY_FAILURE; /* threads still use s: the process ends with them */
+        if (keep && agent_kept_count(s) > 0 && !release_all(s, agent_keeper_hold(s, sfd), false))
+                return MH_EXIT_RECOVERY_FAILURE;
         workers_stop(s);
         frame_reader_free(fr);
         s->lives = fault_lives_free(s->lives); /* what forgotten leases still held */

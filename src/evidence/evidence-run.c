@@ -86,15 +86,15 @@ int evidence_run_set_status(
         return evidence_commit(&txn, op, reterr);
 }
 
-/* -EBUSY naming the leases of the run that are not released or expired. */
+/* -EBUSY naming the leases of the run that are not released or expired; a
+ * kept_faulted one is open on purpose (recovery: false) and ends no run badly. */
 static int check_no_open_leases(
         struct evidence *ev, const char *op, const char *run_id, struct mh_error *reterr) {
         _cleanup_(sqlite3_finalizep) sqlite3_stmt *st = NULL;
         int r = evidence_prepare(
                 ev, op, &st, reterr,
                 "SELECT id, state, fault_id FROM fault_leases WHERE run_id = ? AND state NOT IN "
-                "('released', "
-                "'expired') ORDER BY created_at, rowid",
+                "('released', 'expired', 'kept_faulted') ORDER BY created_at, rowid",
                 "t", run_id);
         if (r < 0)
                 return r;

@@ -155,8 +155,54 @@ static const char *const migration_2[] = {
         NULL,
 };
 
+/* A lease kept in force on purpose (recovery: false) stays open in state
+ * kept_faulted until `mayhem recover execute` undoes it: the state CHECK
+ * grows, which SQLite can only do by rebuilding the table (foreign keys are
+ * off while migrations run, evidence.c). */
+static const char *const migration_3[] = {
+        "CREATE TABLE fault_leases_v3 (\n"
+        "        id TEXT PRIMARY KEY NOT NULL,\n"
+        "        state TEXT NOT NULL CHECK (state IN ('pending', 'active', 'releasing', 'released', "
+        "'expired',\n"
+        "                'orphaned', 'dirty', 'kept_faulted')),\n"
+        "        owner_agent TEXT NOT NULL,\n"
+        "        undo_json TEXT NOT NULL,\n"
+        "        verify_json TEXT NOT NULL,\n"
+        "        ttl_seconds INTEGER NOT NULL CHECK (ttl_seconds > 0),\n"
+        "        expires_at TEXT NOT NULL,\n"
+        "        injected_at TEXT,\n"
+        "        released_at TEXT,\n"
+        "        release_mechanism TEXT CHECK (release_mechanism IS NULL OR release_mechanism IN "
+        "('normal',\n"
+        "                'watchdog', 'janitor', 'manual', 'kept_faulted')),\n"
+        "        escalation_notes TEXT,\n"
+        "        run_id TEXT NOT NULL REFERENCES runs(id),\n"
+        "        fault_id TEXT NOT NULL,\n"
+        "        targets_json TEXT NOT NULL,\n"
+        "        created_at TEXT NOT NULL,\n"
+        "        created_epoch_s INTEGER NOT NULL,\n"
+        "        runtime_identity TEXT,\n"
+        "        params_json TEXT,\n"
+        "        net_json TEXT,\n"
+        "        target_key TEXT,\n"
+        "        CHECK (state <> 'dirty' OR escalation_notes IS NOT NULL),\n"
+        "        CHECK (state NOT IN ('active', 'kept_faulted') OR runtime_identity IS NOT NULL)\n"
+        ")",
+        "INSERT INTO fault_leases_v3 SELECT id, state, owner_agent, undo_json, verify_json, ttl_seconds, "
+        "expires_at, injected_at, released_at, release_mechanism, escalation_notes, run_id, fault_id, "
+        "targets_json, created_at, created_epoch_s, runtime_identity, params_json, net_json, target_key "
+        "FROM fault_leases",
+        "DROP TABLE fault_leases",
+        "ALTER TABLE fault_leases_v3 RENAME TO fault_leases",
+        "CREATE INDEX fault_leases_state ON fault_leases(state)",
+        "CREATE INDEX fault_leases_run_id ON fault_leases(run_id)",
+        "CREATE INDEX fault_leases_target_key ON fault_leases(target_key)",
+        NULL,
+};
+
 const char *const *const evidence_migrations[] = {
         migration_1,
         migration_2,
+        migration_3,
 };
 const size_t evidence_n_migrations = ELEMENTSOF(evidence_migrations);

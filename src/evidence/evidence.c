@@ -139,6 +139,21 @@ static int enable_wal(struct evidence *ev, const char *path, struct mh_error *re
         }
 }
 
+/* Migrations run with foreign keys off (a table that others reference is
+ * rebuilt the way SQLite documents: new table, copy, drop, rename), so each
+ * proves before its commit that every reference still holds. */
+static int foreign_keys_hold(
+        struct evidence *ev, const char *path, int64_t version, struct mh_error *reterr) {
+        _cleanup_(sqlite3_finalizep) sqlite3_stmt *st = NULL;
+        int r = evidence_prepare(ev, op_open, &st, reterr, "PRAGMA foreign_key_check", NULL);
+        if (r < 0 || (r = evidence_step(ev, st, op_open, reterr)) <= 0)
+                return r;
+        return mh_error_set(
+                reterr, -EBADMSG, MH_EXIT_CONFIG_ERROR, "evidence_open",
+                "'%s': migration %lld: a row of %s references nothing", path, (long long)version,
+                (const char *)sqlite3_column_text(st, 0));
+}
+
 /* Applies the missing migrations, each in its own IMMEDIATE transaction that
  * re-reads the version first, so two processes opening a new file at once
  * apply each migration exactly once. */
@@ -190,6 +205,8 @@ static int migrate(
                                 return r;
                         }
                 }
+                if ((r = foreign_keys_hold(ev, path, version + 1, reterr)) < 0)
+                        return r;
                 char now[EVIDENCE_TIMESTAMP_MAX];
                 evidence_now(now, NULL);
                 r = evidence_exec(
@@ -213,10 +230,6 @@ static int setup(
         int r = identify(ev, path, n_migrations, reterr);
         if (r < 0)
                 return r;
-        /* Per connection, outside any transaction. */
-        r = evidence_exec(ev, op_open, reterr, "PRAGMA foreign_keys = ON", NULL);
-        if (r < 0)
-                return r;
         r = enable_wal(ev, path, reterr);
         if (r < 0)
                 return r;
@@ -225,7 +238,11 @@ static int setup(
         r = evidence_exec(ev, op_open, reterr, "PRAGMA synchronous = FULL", NULL);
         if (r < 0)
                 return r;
-        return migrate(ev, path, migrations, n_migrations, reterr);
+        if ((r = migrate(ev, path, migrations, n_migrations, reterr)) < 0)
+                return r;
+        /* Per connection, outside any transaction, once the migrations ran
+         * (foreign_keys_hold()). */
+        return evidence_exec(ev, op_open, reterr, "PRAGMA foreign_keys = ON", NULL);
 }
 
 int evidence_open_migrations(

@@ -25,7 +25,7 @@
 
 #define EVIDENCE_ID_MAX         24 /* "s-" / "i-" / "l-" + 16 hex + NUL */
 #define EVIDENCE_TIMESTAMP_MAX  40 /* "2026-11-29T08:00:00.123Z" + NUL, with room */
-#define EVIDENCE_SCHEMA_VERSION 2
+#define EVIDENCE_SCHEMA_VERSION 3
 
 struct evidence;
 

@@ -9,9 +9,9 @@
 #include "evidence-internal.h"
 
 static const char *const lease_state_table[_LEASE_STATE_MAX] = {
-        [LEASE_PENDING] = "pending",   [LEASE_ACTIVE] = "active",   [LEASE_RELEASING] = "releasing",
-        [LEASE_RELEASED] = "released", [LEASE_EXPIRED] = "expired", [LEASE_ORPHANED] = "orphaned",
-        [LEASE_DIRTY] = "dirty",
+        [LEASE_PENDING] = "pending",   [LEASE_ACTIVE] = "active",     [LEASE_RELEASING] = "releasing",
+        [LEASE_RELEASED] = "released", [LEASE_EXPIRED] = "expired",   [LEASE_ORPHANED] = "orphaned",
+        [LEASE_DIRTY] = "dirty",       [LEASE_KEPT] = "kept_faulted",
 };
 DEFINE_STRING_TABLE_LOOKUP(lease_state, enum lease_state)
 
@@ -27,10 +27,14 @@ DEFINE_STRING_TABLE_LOOKUP(lease_mechanism, enum lease_mechanism)
 /* The whole state machine; every edge is explained in the lease-journal doc. */
 static const bool transitions[_LEASE_STATE_MAX][_LEASE_STATE_MAX] = {
         [LEASE_PENDING] = { [LEASE_ACTIVE] = true, [LEASE_RELEASING] = true, [LEASE_EXPIRED] = true },
-        [LEASE_ACTIVE] = { [LEASE_RELEASING] = true, [LEASE_EXPIRED] = true, [LEASE_ORPHANED] = true },
+        [LEASE_ACTIVE] = { [LEASE_RELEASING] = true,
+                           [LEASE_EXPIRED] = true,
+                           [LEASE_ORPHANED] = true,
+                           [LEASE_KEPT] = true },
         [LEASE_ORPHANED] = { [LEASE_RELEASING] = true, [LEASE_EXPIRED] = true },
         [LEASE_RELEASING] = { [LEASE_RELEASED] = true, [LEASE_DIRTY] = true },
         [LEASE_DIRTY] = { [LEASE_EXPIRED] = true, [LEASE_RELEASING] = true },
+        [LEASE_KEPT] = { [LEASE_RELEASING] = true, [LEASE_EXPIRED] = true },
 };
 
 bool lease_state_is_safe_terminal(enum lease_state s) {

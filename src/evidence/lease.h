@@ -21,6 +21,7 @@ enum lease_state {
         LEASE_EXPIRED,   /* given up: never applied, undone by the watchdog, or surrendered */
         LEASE_ORPHANED,  /* active, but its owner is gone */
         LEASE_DIRTY,     /* undo or verify failed: a person must look */
+        LEASE_KEPT, /* "kept_faulted": recovery: false left it in force on purpose; open until recovered */
         _LEASE_STATE_MAX,
 };
 
@@ -30,8 +31,9 @@ int lease_state_from_string(const char *s);
 /* released and expired: nothing more will be done to the lease. */
 bool lease_state_is_safe_terminal(enum lease_state s);
 
-/* pending->{active, releasing, expired}; active->{releasing, expired, orphaned};
- * orphaned->{releasing, expired}; releasing->{released, dirty}; dirty->{expired, releasing}. */
+/* pending->{active, releasing, expired}; active->{releasing, expired, orphaned, kept_faulted};
+ * orphaned->{releasing, expired}; releasing->{released, dirty}; dirty->{expired, releasing};
+ * kept_faulted->{releasing, expired}. */
 bool lease_transition_allowed(enum lease_state from, enum lease_state to);
 
 /* How a lease was released (release_mechanism; also a recovery record's mechanism). */

@@ -69,6 +69,8 @@ static int spawn(const struct fault_exec *fx, int fd, pid_t *ret_pid, char *cons
         sigfillset(&dfl);
         posix_spawn_file_actions_init(&fa);
         posix_spawn_file_actions_adddup2(&fa, fd, STDIN_FILENO);
+        /* Not the agent's stdout: the controller's pipe must close when the agent lets it go. */
+        posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
         posix_spawnattr_init(&at);
         posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
         posix_spawnattr_setsigmask(&at, &none);

@@ -43,9 +43,12 @@ static bool owned_by_live_controller(struct recovery *rc, const json_t *lease) {
                !json_is_true(json_object_get(lease, "overdue"));
 }
 
+/* The janitor leaves a kept_faulted lease alone: it is in force on purpose
+ * (recovery: false) until someone runs `mayhem recover execute RUN_ID`. */
 static bool selected(struct recovery *rc, const json_t *lease) {
         if (rc->o->mode == RECOVERY_JANITOR)
-                return !owned_by_live_controller(rc, lease);
+                return !owned_by_live_controller(rc, lease) &&
+                       strcmp(str(lease, "state"), lease_state_to_string(LEASE_KEPT)) != 0;
         for (size_t i = 0; i < rc->o->n_run_ids; i++)
                 if (strcmp(rc->o->run_ids[i], str(lease, "run_id")) == 0)
                         return true;

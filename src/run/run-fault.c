@@ -267,20 +267,53 @@ static bool release(struct lease_ctx *c, enum lease_state from) {
         return false;
 }
 
-/* recovery: false keeps the fault in place on purpose: the journal says so,
- * and the agent is told to let go of the lease, or its dead-man's switch
- * would undo the fault when the run ends. */
-static void keep_faulted(struct lease_ctx *c) {
+static void remember_kept(struct lease_ctx *c) {
+        struct runner *r = c->r;
+        json_t *k = json_pack(
+                "{s:I, s:s, s:O}", "fault", (json_int_t)(c->f - r->plan->faults), "lease_id", c->lease_id,
+                "lease", c->lease);
+        pthread_mutex_lock(&r->lock);
+        if (!r->kept)
+                r->kept = json_array();
+        json_array_append_new(r->kept, k);
+        r->result->leases_kept++;
+        pthread_mutex_unlock(&r->lock);
+}
+
+/* recovery: false keeps the fault in force on purpose: the agent is told to
+ * keep it past the run (lease.keep: let go where the kernel or the engine
+ * holds it, held by the agent as a keeper where it needs a live process),
+ * then the fault is looked at once more. Only a fault seen in force is
+ * kept: its lease stays open as kept_faulted, for `mayhem recover execute`.
+ * One the agent could not keep, or no longer in force, is undone now. */
+static bool keep_faulted(struct lease_ctx *c) {
         json_t *res = NULL;
-        agent_client_call(
-                c->r->agent, "lease.forget", json_pack("{s:s}", "lease_id", c->lease_id), QUICK_CALL_MS,
-                &res, NULL);
+        struct mh_error e = { 0 };
+        int r = agent_client_call(
+                c->r->agent, "lease.keep", json_pack("{s:s}", "lease_id", c->lease_id), QUICK_CALL_MS, &res,
+                &e);
+        if (r >= 0 && json_is_true(json_object_get(res, "keeper")))
+                agent_client_expect_keeper(c->r->agent);
         json_decref(res);
-        struct lease_update u = { .release_mechanism = "kept_faulted", .set_released_at = true };
-        transition(c, LEASE_ACTIVE, LEASE_RELEASING, NULL);
+        if (r < 0)
+                snprintf(c->detail, sizeof(c->detail), "%.400s", e.msg);
+        else if (!look(c, "effect", "in_force", NULL))
+                r = -ENOENT;
+        if (r < 0) {
+                runner_progress(
+                        c->r, "     not kept (recovery: false): %s: %s", c->lease_id,
+                        r == -ENOENT ? "no longer in force" : c->detail);
+                return false;
+        }
+        transition(c, LEASE_ACTIVE, LEASE_KEPT, NULL);
         record_recovery(c, "kept_faulted", false);
-        transition(c, LEASE_RELEASING, LEASE_RELEASED, &u);
-        bump(c->r, &c->r->result->leases_kept);
+        remember_kept(c);
+        runner_event(
+                c->r, EVENT_FAULT_OBSERVED,
+                json_pack(
+                        "{s:s, s:b, s:b, s:s}", "lease", c->lease_id, "in_force", 1, "kept", 1, "detail",
+                        c->detail));
+        return true;
 }
 
 /* What the agent recorded to restore goes into the journal with the
@@ -358,9 +391,12 @@ static bool held_and_released(struct lease_ctx *c) {
                 bump(r, observed ? &r->result->faults_proven : &r->result->faults_unobserved);
         } else
                 runner_progress(r, "  [FAIL] %s was not in force: %s", f->src->def->id, c->detail);
-        if (!f->src->recovery && in_force && !c->agent_lost) {
-                keep_faulted(c);
-                runner_progress(r, "     kept faulted (recovery: false): %s", c->lease_id);
+        if (!f->src->recovery && in_force && !c->agent_lost && !runner_stopping(r) && keep_faulted(c)) {
+                runner_progress(
+                        r,
+                        "     kept faulted (recovery: false), still in force: %s; undo it with `mayhem "
+                        "recover execute %s`",
+                        c->detail, r->run_id);
                 return ok;
         }
         if (!release(c, LEASE_ACTIVE))
@@ -376,6 +412,34 @@ static void ctx_done(struct lease_ctx *c) {
         json_decref(c->identity);
         json_decref(c->net);
         json_decref(c->restore);
+}
+
+void runner_kept_recheck(struct runner *r) {
+        size_t i;
+        json_t *k;
+        json_array_foreach(r->kept, i, k) {
+                struct lease_ctx c = {
+                        .r = r,
+                        .f = &r->plan->faults[json_integer_value(json_object_get(k, "fault"))],
+                        .lease = json_incref(json_object_get(k, "lease"))
+                };
+                str_copy(c.lease_id, sizeof(c.lease_id), json_string_value(json_object_get(k, "lease_id")));
+                if (!agent_client_alive(r->agent) || look(&c, "effect", "in_force", NULL)) {
+                        ctx_done(&c);
+                        continue;
+                }
+                runner_progress(
+                        r,
+                        "  %s %s kept (recovery: false) is no longer in force at the run's end: %s; undoing "
+                        "it",
+                        c.f->id, c.f->src->def->id, c.detail);
+                pthread_mutex_lock(&r->lock);
+                r->result->leases_kept--;
+                pthread_mutex_unlock(&r->lock);
+                if (release(&c, LEASE_KEPT))
+                        bump(r, &r->result->faults_released);
+                ctx_done(&c);
+        }
 }
 
 bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step_id) {

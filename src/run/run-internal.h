@@ -74,6 +74,7 @@ struct runner {
         size_t n_obs, obs_cap;
         bool observer_done;
         struct fault_window *windows; /* per plan fault */
+        json_t *kept; /* [{fault: plan index, lease_id, lease}]: the faults kept in force (run-fault.c) */
 };
 
 /* run-control.c: abort, deadline, interruptible sleep, progress lines. */
@@ -116,6 +117,10 @@ const struct observation *runner_latest(struct runner *r, const char *source);
 int runner_steps(struct runner *r);
 /* Runs one fault's whole lifecycle; false when it failed. */
 bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step_id);
+/* At the run's end, with the agent still there: each fault kept in force
+ * (recovery: false) is looked at once more; one no longer in force is
+ * undone and verified now, so "N kept faulted" counts what is in force. */
+void runner_kept_recheck(struct runner *r);
 
 /* run-agent.c: what the agent says before any lease (capabilities.query):
  * which of the plan's faults it can apply here, and the impact gate on its

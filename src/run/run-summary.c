@@ -33,7 +33,11 @@ char *run_summary_markdown(const struct plan *pl, const struct run_result *r) {
                 pl->n_faults, r->faults_injected, r->faults_in_force, r->faults_proven, r->faults_unobserved,
                 r->faults_released);
         if (r->leases_kept)
-                strbuf_printf(&b, ", %zu kept faulted", r->leases_kept);
+                strbuf_printf(
+                        &b,
+                        ", %zu kept faulted (in force at the run's end; `mayhem recover execute %s` undoes "
+                        "them)",
+                        r->leases_kept, r->run_id);
         if (r->leases_dirty)
                 strbuf_printf(&b, ", %zu DIRTY (run `mayhem inspect leases`)", r->leases_dirty);
         if (r->leases_orphaned)

@@ -224,6 +224,7 @@ static void finish(struct runner *r) {
 static void runner_done(struct runner *r) {
         free(r->delivery);
         free(r->windows);
+        json_decref(r->kept);
         for (size_t i = 0; i < r->n_obs; i++)
                 free(r->obs[i].source);
         free(r->obs);
@@ -287,7 +288,8 @@ int run_execute(
         runner_steps(&r);
         if (have_observer)
                 runner_observer_stop(&r, observer);
-        r.agent = agent_client_stop(r.agent); /* it holds nothing now; closing lets it exit */
+        runner_kept_recheck(&r);
+        r.agent = agent_client_stop(r.agent); /* it holds nothing now but kept faults; closing lets it go */
         if (have_signals)
                 runner_signals_stop(signals, &old_mask);
         finish(&r);

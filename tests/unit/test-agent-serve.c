@@ -30,6 +30,8 @@ struct agent {
         size_t len;
 };
 
+static const char *state_dir; /* --state-dir for the next start(), or the agent's default */
+
 static struct agent start(const char *roles) {
         int in[2], out[2];
         struct agent a = { 0 };
@@ -42,6 +44,8 @@ static struct agent start(const char *roles) {
                 int null = open("/dev/null", O_WRONLY);
                 dup2(null, 2);
                 const char *bin = getenv("MAYHEM_AGENT_BIN");
+                if (state_dir)
+                        execl(bin, bin, "serve", "--roles", roles, "--state-dir", state_dir, (char *)NULL);
                 execl(bin, bin, "serve", "--roles", roles, (char *)NULL);
                 _exit(127);
         }
@@ -291,6 +295,52 @@ static void test_stdin_eof_undoes(void **state) {
         waitpid(v, NULL, 0);
 }
 
+/* recovery: false: a kept fault the kernel holds by itself (a stopped
+ * process) is let go: neither its TTL nor the controller going away undoes
+ * it, the agent's record says kept, and a fresh agent undoes it from there. */
+static void test_kept_outlives_the_agent(void **state) {
+        char dir[] = "/tmp/mayhem-keep-XXXXXX", rec[64];
+        assert_non_null(mkdtemp(dir));
+        state_dir = dir;
+        struct agent a = start("proc,host");
+        pid_t v = victim();
+        inject_pause(&a, v, 1);
+        json_t *r =
+                ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"lease.keep\",\"params\":{" CTX
+                        ",\"lease_id\":\"l-t\"}}");
+        json_t *res = json_object_get(r, "result");
+        assert_true(json_is_true(json_object_get(res, "kept")));
+        assert_true(json_is_false(json_object_get(res, "keeper"))); /* nothing of it lives in the agent */
+        json_decref(r);
+        assert_error(
+                ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"lease.keep\",\"params\":{" CTX
+                        ",\"lease_id\":\"l-none\"}}"),
+                -32602, "no lease l-none is held by this agent");
+        usleep(1500000); /* past its TTL */
+        assert_int_equal(stop(&a), 0);
+        assert_int_equal(proc_state_of(v), 'T');
+        snprintf(rec, sizeof(rec), "%s/l-t.json", dir);
+        json_t *j = json_load_file(rec, 0, NULL);
+        assert_true(json_is_true(json_object_get(j, "kept")));
+        assert_true(json_is_null(json_object_get(j, "keeper")));
+        json_decref(j);
+
+        a = start("proc,host"); /* recover execute: a fresh agent */
+        r = pause_request(&a, "undo", v, 120);
+        assert_true(json_is_true(json_object_get(json_object_get(r, "result"), "ok")));
+        json_decref(r);
+        assert_true(resumed_within(v, 3000));
+        r = pause_request(&a, "verify", v, 120);
+        assert_true(json_is_true(json_object_get(json_object_get(r, "result"), "verified")));
+        json_decref(r);
+        assert_int_equal(stop(&a), 0);
+        state_dir = NULL;
+        unlink(rec);
+        rmdir(dir);
+        kill(v, SIGKILL);
+        waitpid(v, NULL, 0);
+}
+
 static json_t *resolve_pid(struct agent *a, pid_t pid) {
         char line[256];
         snprintf(
@@ -360,6 +410,7 @@ int main(void) {
                 cmocka_unit_test(test_refusals_touch_nothing),   cmocka_unit_test(test_unknown_role_refused),
                 cmocka_unit_test(test_ttl_expiry_undoes),        cmocka_unit_test(test_stdin_eof_undoes),
                 cmocka_unit_test(test_host_needs_the_host_role), cmocka_unit_test(test_host_guard),
+                cmocka_unit_test(test_kept_outlives_the_agent),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -151,6 +151,7 @@ static void drive_to(struct evidence *ev, const char *id, enum lease_state s) {
                 [LEASE_EXPIRED] = { LEASE_EXPIRED },
                 [LEASE_ORPHANED] = { LEASE_ACTIVE, LEASE_ORPHANED },
                 [LEASE_DIRTY] = { LEASE_RELEASING, LEASE_DIRTY },
+                [LEASE_KEPT] = { LEASE_ACTIVE, LEASE_KEPT },
         };
         enum lease_state cur = LEASE_PENDING;
         for (size_t i = 0; i < 3 && cur != s; i++) {
@@ -190,14 +191,15 @@ static void test_open_migrate_idempotent(void **state) {
 static void test_newer_schema_refused(void **state) {
         struct fx *f = *state;
         static const char *const future[] = { "CREATE TABLE from_the_future (x INTEGER)", NULL };
-        const char *const *const migrations[] = { evidence_migrations[0], evidence_migrations[1], future };
+        const char *const *const migrations[] = { evidence_migrations[0], evidence_migrations[1],
+                                                  evidence_migrations[2], future };
         struct evidence *ev = NULL;
         struct mh_error e = { 0 };
 
-        assert_int_equal(evidence_open_migrations(f->path, migrations, 3, &ev, &e), 0);
+        assert_int_equal(evidence_open_migrations(f->path, migrations, 4, &ev, &e), 0);
         int v = 0;
         CHECK_OK(evidence_schema_version(ev, &v, E));
-        assert_int_equal(v, 3);
+        assert_int_equal(v, 4);
         ev = evidence_close(ev);
 
         int r = evidence_open(f->path, &ev, &e);
@@ -205,7 +207,7 @@ static void test_newer_schema_refused(void **state) {
         assert_null(ev);
         assert_int_equal(e.exit, MH_EXIT_CONFIG_ERROR);
         assert_string_equal(e.id, "evidence_schema_newer");
-        assert_non_null(strstr(e.msg, "schema version 3, newer than this mayhem knows (2)"));
+        assert_non_null(strstr(e.msg, "schema version 4, newer than this mayhem knows (3)"));
 }
 
 /* A journal of the first version keeps its runs and events when it gains
@@ -230,6 +232,42 @@ static void test_migration_2_keeps_the_journal(void **state) {
         assert_string_equal(
                 json_string_value(json_object_get(json_array_get(events, 1), "kind")), "impact.decided");
         json_decref(h);
+}
+
+/* A journal of the second version keeps its leases, and the references of
+ * its invocations and recovery records to them, when fault_leases is rebuilt
+ * to take kept_faulted; a kept lease is open and lets its run complete. */
+static void test_migration_3_keeps_the_leases(void **state) {
+        struct fx *f = *state;
+        struct evidence *ev = NULL;
+        struct mh_error e = { 0 };
+        char id[LEASE_ID_MAX];
+        assert_int_equal(evidence_open_migrations(f->path, evidence_migrations, 2, &ev, &e), 0);
+        struct lease_new old = a_lease;
+        old.run_id = "r-old";
+        begin_run(ev, "r-old", 0, 0);
+        create_lease(ev, &old, id);
+        CHECK_OK(evidence_invocation(ev, "r-old", NULL, "container.pause", "[]", "{}", "ag-1", id, E));
+        CHECK_OK(lease_transition(ev, id, LEASE_PENDING, LEASE_ACTIVE, NULL, E));
+        CHECK_OK(evidence_recovery_record(ev, id, 1, "normal", "{}", false, E));
+        assert_true(lease_transition(ev, id, LEASE_ACTIVE, LEASE_KEPT, NULL, &e) < 0); /* v2's CHECK */
+        ev = evidence_close(ev);
+
+        ev = fx_open(state);
+        CHECK_OK(lease_transition(ev, id, LEASE_ACTIVE, LEASE_KEPT, NULL, E));
+        struct lease l;
+        CHECK_OK(lease_get(ev, id, &l, E));
+        assert_string_equal(l.run_id, "r-old");
+        assert_non_null(l.runtime_identity_json);
+        lease_done(&l);
+        struct lease *open = NULL;
+        size_t n = 0;
+        CHECK_OK(lease_list(ev, "r-old", true, &open, &n, E));
+        assert_int_equal(n, 1);
+        lease_array_free(open, n);
+        CHECK_OK(evidence_run_finish(ev, "r-old", "completed", "pass", NULL, NULL, E));
+        /* The references still hold: a record for no lease is refused. */
+        assert_true(evidence_recovery_record(ev, "l-nosuchlease0000", 1, "manual", "{}", false, &e) < 0);
 }
 
 static void test_not_sqlite_refused(void **state) {
@@ -358,7 +396,7 @@ static void test_concurrent_open(void **state) {
 
 static void test_state_strings(void **state) {
         static const char *const names[] = { "pending", "active",   "releasing", "released",
-                                             "expired", "orphaned", "dirty" };
+                                             "expired", "orphaned", "dirty",     "kept_faulted" };
         assert_int_equal(ELEMENTSOF(names), _LEASE_STATE_MAX);
         for (int s = 0; s < _LEASE_STATE_MAX; s++) {
                 assert_string_equal(lease_state_to_string((enum lease_state)s), names[s]);
@@ -383,6 +421,8 @@ static bool expected_allowed(enum lease_state from, enum lease_state to) {
                 { LEASE_ORPHANED, LEASE_RELEASING }, { LEASE_RELEASING, LEASE_RELEASED },
                 { LEASE_RELEASING, LEASE_DIRTY },    { LEASE_DIRTY, LEASE_EXPIRED },
                 { LEASE_DIRTY, LEASE_RELEASING },    { LEASE_ORPHANED, LEASE_EXPIRED },
+                { LEASE_ACTIVE, LEASE_KEPT },        { LEASE_KEPT, LEASE_RELEASING },
+                { LEASE_KEPT, LEASE_EXPIRED },
         };
         for (size_t i = 0; i < ELEMENTSOF(edges); i++)
                 if (edges[i].from == from && edges[i].to == to)
@@ -451,8 +491,8 @@ static void test_conflicting_leases(void **state) {
 static void test_forget(void **state) {
         struct evidence *ev = fx_open(state);
         begin_run(ev, "r-test", 0, 0);
-        static const enum lease_state open[] = { LEASE_PENDING, LEASE_ACTIVE, LEASE_ORPHANED,
-                                                 LEASE_RELEASING, LEASE_DIRTY };
+        static const enum lease_state open[] = { LEASE_PENDING,   LEASE_ACTIVE, LEASE_ORPHANED,
+                                                 LEASE_RELEASING, LEASE_DIRTY,  LEASE_KEPT };
         for (size_t i = 0; i < ELEMENTSOF(open); i++) {
                 char id[LEASE_ID_MAX];
                 enum lease_state from = _LEASE_STATE_MAX;
@@ -527,8 +567,8 @@ static void test_transition_matrix(void **state) {
                         lease_done(&before);
                         lease_done(&after);
                 }
-        assert_int_equal(allowed, 12);
-        assert_int_equal(refused, 37);
+        assert_int_equal(allowed, 15);
+        assert_int_equal(refused, 49);
 }
 
 static void test_compare_and_set(void **state) {
@@ -1247,6 +1287,7 @@ int main(void) {
                 T(test_forget),
                 T(test_conflicting_leases),
                 T(test_migration_2_keeps_the_journal),
+                T(test_migration_3_keeps_the_leases),
                 T(test_finish_refused_with_open_lease),
                 T(test_history_in_order),
                 T(test_observations_json),

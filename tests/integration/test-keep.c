@@ -1,0 +1,222 @@
+/* recovery: false keeps what it says it keeps (issue 11, part 4), through
+ * the whole tool on real containers: a drill keeps net.latency on one
+ * container (the agent's NFQUEUE shaper on a kernel without netem, so the
+ * agent outlives the run as its keeper) and container.pause on another (the
+ * engine holds it). 5 s after `mayhem run --execute` exits both are measured
+ * still in force from outside (the RTT from the host, the engine's state),
+ * `inspect leases` lists both as kept_faulted, the janitor leaves them be,
+ * and `recover execute RUN_ID` undoes both: the RTT is back to baseline, the
+ * container runs, the keeper is gone and the target's netns holds nothing
+ * of ours. Needs root (the agent, nsenter). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "basic/clock.h"
+#include "common/net-assert.h"
+#include "common/netprobe.h"
+#include "common/proc-stat.h"
+#include "demo-harness.h"
+#include "engine/engine.h"
+
+#define TARGET    "mayhem-keep-target"
+#define PAUSED    "mayhem-keep-paused"
+#define COMPOSE   "tests/data/compose/keep/compose.yaml"
+#define DRILL     "tests/data/drills/keep-net-pause.yaml"
+#define STATE_DIR "/var/lib/mayhem-agent" /* the agent's default as root */
+#define DELAY_MS  100
+
+static struct demo demo;
+static char target_ip[64];
+static int target_pid;
+static double baseline_ms;
+
+static bool inspect(const char *name, struct engine_container *c) {
+        struct engine *e = NULL;
+        bool ok = engine_open(ENGINE_DOCKER, NULL, &e, NULL) >= 0 &&
+                  engine_container_inspect(e, name, c, NULL) >= 0;
+        engine_free(e);
+        return ok;
+}
+
+static void remove_stack(void) {
+        struct cmd_result r =
+                run_command(NULL, (const char *const[]){ "docker", "rm", "-f", TARGET, PAUSED, NULL });
+        cmd_result_done(&r);
+}
+
+static bool start(const char *name, const char *service) {
+        char label[64];
+        snprintf(label, sizeof(label), "com.docker.compose.service=%s", service);
+        struct cmd_result r = run_command(
+                NULL, (const char *const[]){ "docker", "run", "-d", "--name", name, "--label",
+                                             "com.docker.compose.project=keep", "--label", label,
+                                             "mayhem-test-net:latest", NULL });
+        bool ok = r.exit == 0;
+        if (!ok)
+                fprintf(stderr, "docker run %s: %s", name, r.err);
+        cmd_result_done(&r);
+        return ok;
+}
+
+static double rtt_p50(unsigned count) {
+        struct udp_rtt_result r;
+        assert_int_equal(udp_rtt_probe(target_ip, 7001, count, 1000, 1000, &r), 0);
+        assert_true(r.received > count * 9 / 10);
+        double p50 = percentile(r.rtt_ms, r.received, 50);
+        udp_rtt_result_done(&r);
+        return p50;
+}
+
+static bool paused(void) {
+        struct engine_container c;
+        assert_true(inspect(PAUSED, &c));
+        return c.paused;
+}
+
+/* The keeper the agent's own record names for lease_id (pid), 0 when none. */
+static int keeper_of(const char *lease_id) {
+        char path[256];
+        snprintf(path, sizeof(path), STATE_DIR "/%s.json", lease_id);
+        json_t *rec = json_load_file(path, 0, NULL);
+        int pid = (int)json_integer_value(json_object_get(json_object_get(rec, "keeper"), "pid"));
+        json_decref(rec);
+        return pid;
+}
+
+static bool alive(int pid) {
+        struct proc_stat st;
+        return pid > 0 && proc_comm_is(pid, "mayhem-agent") && proc_stat_read(pid, &st) && st.state != 'Z';
+}
+
+/* The open leases, each kept_faulted; the keeper of the latency into *ret_keeper. */
+static void assert_kept(const char *run_id, int *ret_keeper) {
+        json_t *leases = INSPECT(&demo, "leases");
+        size_t i;
+        json_t *l;
+        int keeper = 0;
+        assert_int_equal(json_array_size(leases), 2);
+        json_array_foreach(leases, i, l) {
+                const char *fault = json_string_value(json_object_get(l, "fault_id"));
+                print_message(
+                        "lease %s (%s): %s\n", json_string_value(json_object_get(l, "id")), fault,
+                        json_string_value(json_object_get(l, "state")));
+                assert_string_equal(json_string_value(json_object_get(l, "state")), "kept_faulted");
+                assert_string_equal(json_string_value(json_object_get(l, "run_id")), run_id);
+                assert_true(json_is_null(json_object_get(l, "released_at")));
+                if (strcmp(fault, "net.latency") == 0)
+                        keeper = keeper_of(json_string_value(json_object_get(l, "id")));
+        }
+        json_decref(leases);
+        *ret_keeper = keeper;
+}
+
+static void assert_released(void) {
+        json_t *open = INSPECT(&demo, "leases"), *all = INSPECT(&demo, "leases", "--all");
+        size_t i;
+        json_t *l;
+        assert_int_equal(json_array_size(open), 0);
+        assert_int_equal(json_array_size(all), 2);
+        json_array_foreach(all, i, l) {
+                assert_string_equal(json_string_value(json_object_get(l, "state")), "released");
+                assert_string_equal(json_string_value(json_object_get(l, "release_mechanism")), "manual");
+        }
+        json_decref(open);
+        json_decref(all);
+}
+
+static const char *last_run_id(json_t **ret_runs) {
+        *ret_runs = INSPECT(&demo, "runs");
+        json_t *run = json_array_get(*ret_runs, 0);
+        assert_string_equal(json_string_value(json_object_get(run, "status")), "completed");
+        return json_string_value(json_object_get(run, "id"));
+}
+
+static void test_kept_until_recovered(void **state) {
+        (void)state;
+        struct cmd_result r = MAYHEM(&demo, "run", DRILL, "-c", COMPOSE, "--execute");
+        double exited = monotonic_ms();
+        if (r.exit != 0 || !strstr(r.out, "2 kept faulted"))
+                fail_msg("mayhem run exited %d:\n%s%s", r.exit, r.out, r.err);
+        cmd_result_done(&r);
+        json_t *runs = NULL;
+        const char *run_id = last_run_id(&runs);
+
+        sleep_ms(5000);
+        print_message("%.1f s after the run exited:\n", (monotonic_ms() - exited) / 1000);
+        assert_true(paused());
+        assert_added_ms(rtt_p50(200), baseline_ms, DELAY_MS, "net.latency kept");
+        int keeper = 0;
+        assert_kept(run_id, &keeper);
+        print_message("keeper of the latency: pid %d\n", keeper);
+        assert_true(alive(keeper));
+
+        r = MAYHEM(&demo, "janitor", "--execute"); /* kept on purpose: not its to undo */
+        assert_int_equal(r.exit, 0);
+        cmd_result_done(&r);
+        assert_kept(run_id, &keeper);
+        assert_true(paused());
+
+        r = MAYHEM(&demo, "recover", "execute", run_id);
+        print_message("recover execute %s: exit %d\n%s", run_id, r.exit, r.out);
+        if (r.exit != 0)
+                fail_msg("recover: %s%s", r.out, r.err);
+        cmd_result_done(&r);
+        assert_false(paused());
+        struct engine_container c;
+        assert_true(inspect(PAUSED, &c) && c.running);
+        assert_added_ms(rtt_p50(200), baseline_ms, 0, "after recover execute");
+        assert_false(alive(keeper));
+        assert_released();
+        char why[700];
+        if (demo_net_residue(target_pid, why, sizeof(why)))
+                fail_msg("residue in the target's netns: %s", why);
+        json_decref(runs);
+}
+
+/* Whatever a failed case kept is recovered, so no keeper outlives the test. */
+static void recover_leftovers(void) {
+        json_t *leases = INSPECT(&demo, "leases");
+        size_t i;
+        json_t *l;
+        json_array_foreach(leases, i, l) {
+                struct cmd_result r =
+                        MAYHEM(&demo, "recover", "execute", json_string_value(json_object_get(l, "run_id")));
+                cmd_result_done(&r);
+        }
+        json_decref(leases);
+}
+
+int main(void) {
+        struct engine_container c;
+        int r = demo_up(&demo);
+        if (r == 77 || demo_podman())
+                return 77;
+        remove_stack();
+        if (r < 0 || !start(TARGET, "target") || !start(PAUSED, "paused") || !inspect(TARGET, &c)) {
+                remove_stack();
+                demo_down(&demo);
+                return 1;
+        }
+        snprintf(target_ip, sizeof(target_ip), "%s", c.networks[0].ip);
+        target_pid = c.pid;
+        sleep_ms(300); /* nettool binds its ports */
+        baseline_ms = rtt_p50(100);
+        printf("target %s (pid %d), baseline RTT %.3f ms\n", target_ip, target_pid, baseline_ms);
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_kept_until_recovered),
+        };
+        int failed = cmocka_run_group_tests(tests, NULL, NULL);
+        recover_leftovers();
+        remove_stack(); /* a paused container is removed too (docker rm -f) */
+        demo_down(&demo);
+        return failed;
+}
