@@ -121,11 +121,30 @@ json_t *demo_inspect(const struct demo *d, const char *const *args) {
         return j;
 }
 
-bool demo_container(bool *ret_running, bool *ret_paused) {
+bool demo_inspect_container(const char *name, struct engine_container *c) {
         struct engine *e = open_engine();
-        struct engine_container c;
-        bool ok = e && engine_container_inspect(e, "demo-api", &c, NULL) >= 0;
+        bool ok = e && engine_container_inspect(e, name, c, NULL) >= 0;
         engine_free(e);
+        return ok;
+}
+
+bool demo_run_service(const char *name, const char *project, const char *service) {
+        char project_label[96], service_label[96];
+        snprintf(project_label, sizeof(project_label), "com.docker.compose.project=%s", project);
+        snprintf(service_label, sizeof(service_label), "com.docker.compose.service=%s", service);
+        struct cmd_result r = run_command(
+                NULL, (const char *const[]){ "docker", "run", "-d", "--name", name, "--label", project_label,
+                                             "--label", service_label, "mayhem-test-net:latest", NULL });
+        bool ok = r.exit == 0;
+        if (!ok)
+                fprintf(stderr, "docker run %s: %s", name, r.err);
+        cmd_result_done(&r);
+        return ok;
+}
+
+bool demo_container(bool *ret_running, bool *ret_paused) {
+        struct engine_container c;
+        bool ok = demo_inspect_container("demo-api", &c);
         if (ok) {
                 *ret_running = c.running;
                 *ret_paused = c.paused;

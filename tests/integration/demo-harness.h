@@ -9,6 +9,7 @@
 #include <stddef.h>
 
 #include "common/run-command.h"
+#include "engine/engine.h"
 
 struct demo {
         char db[64];
@@ -36,6 +37,10 @@ const char *demo_engine_cli(void);
 
 /* The demo container's state from the engine. */
 bool demo_container(bool *ret_running, bool *ret_paused);
+/* Any container by name, from the engine the tests use. */
+bool demo_inspect_container(const char *name, struct engine_container *c);
+/* docker run -d mayhem-test-net as service SERVICE of compose project PROJECT. */
+bool demo_run_service(const char *name, const char *project, const char *service);
 void demo_unpause(void);
 
 /* argv run in the network namespace of pid (nsenter -t PID -n): its

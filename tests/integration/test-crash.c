@@ -37,14 +37,6 @@ static struct demo demo;
 static unsigned seed;
 static double worst_undo_ms;
 
-static bool inspect(const char *name, struct engine_container *c) {
-        struct engine *e = NULL;
-        bool ok = engine_open(ENGINE_DOCKER, NULL, &e, NULL) >= 0 &&
-                  engine_container_inspect(e, name, c, NULL) >= 0;
-        engine_free(e);
-        return ok;
-}
-
 /* Whether pid runs this build's agent ($MAYHEM_AGENT_BIN): agents of other
  * checkouts on the same machine are not ours to count. Without the variable,
  * every mayhem-agent is. */
@@ -87,7 +79,7 @@ static int agents(int parent, int *ret_pid) {
 /* Both targets back: the API running and unpaused, the worker's main process not stopped. */
 static bool restored(char *why, size_t size) {
         struct engine_container api, worker;
-        if (!inspect("demo-api", &api) || !inspect(WORKER, &worker))
+        if (!demo_inspect_container("demo-api", &api) || !demo_inspect_container(WORKER, &worker))
                 return snprintf(why, size, "inspect failed"), false;
         if (!api.running || api.paused)
                 return snprintf(why, size, "demo-api is %s", api.status), false;

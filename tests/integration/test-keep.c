@@ -39,32 +39,10 @@ static char target_ip[64];
 static int target_pid;
 static double baseline_ms;
 
-static bool inspect(const char *name, struct engine_container *c) {
-        struct engine *e = NULL;
-        bool ok = engine_open(ENGINE_DOCKER, NULL, &e, NULL) >= 0 &&
-                  engine_container_inspect(e, name, c, NULL) >= 0;
-        engine_free(e);
-        return ok;
-}
-
 static void remove_stack(void) {
         struct cmd_result r =
                 run_command(NULL, (const char *const[]){ "docker", "rm", "-f", TARGET, PAUSED, NULL });
         cmd_result_done(&r);
-}
-
-static bool start(const char *name, const char *service) {
-        char label[64];
-        snprintf(label, sizeof(label), "com.docker.compose.service=%s", service);
-        struct cmd_result r = run_command(
-                NULL, (const char *const[]){ "docker", "run", "-d", "--name", name, "--label",
-                                             "com.docker.compose.project=keep", "--label", label,
-                                             "mayhem-test-net:latest", NULL });
-        bool ok = r.exit == 0;
-        if (!ok)
-                fprintf(stderr, "docker run %s: %s", name, r.err);
-        cmd_result_done(&r);
-        return ok;
 }
 
 static double rtt_p50(unsigned count) {
@@ -78,7 +56,7 @@ static double rtt_p50(unsigned count) {
 
 static bool paused(void) {
         struct engine_container c;
-        assert_true(inspect(PAUSED, &c));
+        assert_true(demo_inspect_container(PAUSED, &c));
         return c.paused;
 }
 
@@ -172,7 +150,7 @@ static void test_kept_until_recovered(void **state) {
         cmd_result_done(&r);
         assert_false(paused());
         struct engine_container c;
-        assert_true(inspect(PAUSED, &c) && c.running);
+        assert_true(demo_inspect_container(PAUSED, &c) && c.running);
         assert_added_ms(rtt_p50(200), baseline_ms, 0, "after recover execute");
         assert_false(alive(keeper));
         assert_released();
@@ -201,7 +179,8 @@ int main(void) {
         if (r == 77 || demo_podman())
                 return 77;
         remove_stack();
-        if (r < 0 || !start(TARGET, "target") || !start(PAUSED, "paused") || !inspect(TARGET, &c)) {
+        if (r < 0 || !demo_run_service(TARGET, "keep", "target") ||
+            !demo_run_service(PAUSED, "keep", "paused") || !demo_inspect_container(TARGET, &c)) {
                 remove_stack();
                 demo_down(&demo);
                 return 1;

@@ -40,32 +40,10 @@ static double baseline_ms;
 
 /* ---- the stack ------------------------------------------------------------------- */
 
-static bool inspect(const char *name, struct engine_container *c) {
-        struct engine *e = NULL;
-        bool ok = engine_open(ENGINE_DOCKER, NULL, &e, NULL) >= 0 &&
-                  engine_container_inspect(e, name, c, NULL) >= 0;
-        engine_free(e);
-        return ok;
-}
-
 static void remove_stack(void) {
         struct cmd_result r =
                 run_command(NULL, (const char *const[]){ "docker", "rm", "-f", TARGET, PEER, NULL });
         cmd_result_done(&r);
-}
-
-static bool start(const char *name, const char *service) {
-        char label[64];
-        snprintf(label, sizeof(label), "com.docker.compose.service=%s", service);
-        struct cmd_result r = run_command(
-                NULL, (const char *const[]){ "docker", "run", "-d", "--name", name, "--label",
-                                             "com.docker.compose.project=net", "--label", label,
-                                             "mayhem-test-net:latest", NULL });
-        bool ok = r.exit == 0;
-        if (!ok)
-                fprintf(stderr, "docker run %s: %s", name, r.err);
-        cmd_result_done(&r);
-        return ok;
 }
 
 /* ---- drills ----------------------------------------------------------------------- */
@@ -450,14 +428,15 @@ int main(void) {
         if (r == 77 || demo_podman())
                 return 77;
         remove_stack();
-        if (r < 0 || !start(TARGET, "target") || !start(PEER, "peer") || !inspect(TARGET, &c)) {
+        if (r < 0 || !demo_run_service(TARGET, "net", "target") || !demo_run_service(PEER, "net", "peer") ||
+            !demo_inspect_container(TARGET, &c)) {
                 remove_stack();
                 demo_down(&demo);
                 return 1;
         }
         snprintf(target_ip, sizeof(target_ip), "%s", c.networks[0].ip);
         target_pid = c.pid;
-        if (inspect(PEER, &c))
+        if (demo_inspect_container(PEER, &c))
                 snprintf(peer_ip, sizeof(peer_ip), "%s", c.networks[0].ip);
         sleep_ms(300); /* nettool binds its ports */
         baseline_ms = measure_rtt(100).p50;
