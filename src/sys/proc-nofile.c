@@ -69,8 +69,9 @@ int proc_fd_list(pid_t pid, int **ret_fds, size_t *ret_n, struct mh_error *reter
                 return fail(reterr, negative_errno(), "/proc/PID/fd", pid);
         for (struct dirent *de; r >= 0 && (de = readdir(d));) {
                 int64_t v;
-                if (de->d_name[0] == '.' || parse_int64(de->d_name, &v) < 0 || v < 0 || v > INT32_MAX)
-                        continue;
+                if (de->d_name[0] == '.' || parse_int64(de->d_name, &v) < 0 || v < 0 || v > INT32_MAX ||
+                    (pid == getpid() && v == dirfd(d)))
+                        continue; /* our own listing's descriptor is not one we hold */
                 r = n >= PROC_FDS_MAX ? -E2BIG : fds_append(&fds, &n, &cap, (int)v);
         }
         closedir(d);
