@@ -239,7 +239,9 @@ static int look_restored(const struct fault_exec *fx, bool *ret, char *detail, s
         if (*ret)
                 snprintf(
                         detail, size,
-                        "the %zu processes recorded have their RLIMIT_NOFILE of before (or are gone)", n);
+                        "every one of the %zu processes recorded has its RLIMIT_NOFILE of before, or is "
+                        "gone",
+                        n);
         else if (bad == 0)
                 snprintf(
                         detail, size, "%zu processes forked during the fault keep the lowered RLIMIT_NOFILE",

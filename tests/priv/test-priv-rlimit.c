@@ -153,16 +153,21 @@ static int teardown(void **state) {
         return 0;
 }
 
-static struct fault_exec fx_of(json_t *params, json_t *restore) {
+static struct fault_exec fx_engine(json_t *params, json_t *restore, const char *engine) {
         struct fault_exec fx = { .lease_id = LEASE, .restore = restore };
         struct mh_error e = { 0 };
         if (fault_exec_bind(&fx, catalog_find("fd.exhaust"), params, NULL, &e) < 0)
                 fail_msg("bind: %s", e.msg);
-        snprintf(fx.target.engine, sizeof(fx.target.engine), "docker");
+        snprintf(fx.target.engine, sizeof(fx.target.engine), "%s", engine);
         snprintf(fx.target.container_name, sizeof(fx.target.container_name), "rlimit-victim");
         if (proc_identity_read(v.pid, &fx.target.main, &e) < 0)
                 fail_msg("victim: %s", e.msg);
         return fx;
+}
+
+/* A container-like target: the victim's cgroup. */
+static struct fault_exec fx_of(json_t *params, json_t *restore) {
+        return fx_engine(params, restore, "docker");
 }
 
 static void expect_limits(pid_t pid, long soft, long hard) {
@@ -272,10 +277,43 @@ static void test_recover(void **state) {
         rmdir(dir);
 }
 
+/* A host process: the victim and the child it had when the fault started are
+ * lowered; a child forked during the fault inherits, and all are put back. */
+static void test_host_tree(void **state) {
+        if (!cg_dir[0])
+                SKIP("not root, or no cgroup2 hierarchy to make a cgroup in");
+        json_t *params = json_pack("{s:i, s:s}", "limit", 2, "mode", "exhaust"), *restore = json_object();
+        struct mh_error e = { 0 };
+        pid_t before = ask('f');
+        assert_true(before > 0);
+        struct fault_exec fx = fx_engine(params, restore, "host");
+        if (fx.mech->apply(&fx, &e) < 0)
+                fail_msg("apply: %s", e.msg);
+        assert_int_equal(json_array_size(json_object_get(restore, "nofile")), 2);
+        long soft, hard, csoft, chard;
+        limits_of(v.pid, &soft, &hard);
+        limits_of(before, &csoft, &chard);
+        assert_true(soft < OLD_SOFT && csoft < OLD_SOFT);
+        expect_headroom(2);
+        v.grandchild = ask('f');
+        expect_limits(v.grandchild, soft, hard);
+        const char *undo[] = { "rlimit.restore_nofile" };
+        if (fault_undo_run(&fx, undo, 1, &e) < 0)
+                fail_msg("undo: %s", e.msg);
+        expect_limits(v.pid, OLD_SOFT, OLD_HARD);
+        expect_limits(before, OLD_SOFT, OLD_HARD);
+        expect_limits(v.grandchild, OLD_SOFT, OLD_HARD);
+        check(&fx, false, true);
+        kill(before, SIGKILL);
+        json_decref(params);
+        json_decref(restore);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_apply_undo, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_recover, setup, teardown),
+                cmocka_unit_test_setup_teardown(test_host_tree, setup, teardown),
         };
         if (geteuid() != 0) {
                 fprintf(stderr, "not root: skipped\n");
