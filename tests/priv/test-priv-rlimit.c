@@ -202,8 +202,10 @@ static void test_apply_undo(void **state) {
         struct fault_exec fx = fx_of(params, restore);
         struct mh_error e = { 0 };
         expect_limits(v.pid, OLD_SOFT, OLD_HARD);
+        double t0 = monotonic_ms();
         if (fx.mech->apply(&fx, &e) < 0)
                 fail_msg("apply: %s", e.msg);
+        fprintf(stderr, "apply: %.2f ms\n", monotonic_ms() - t0);
         check(&fx, true, true);
         expect_headroom(5);
         long soft, hard;
@@ -218,8 +220,10 @@ static void test_apply_undo(void **state) {
         check(&fx, false, false);
 
         const char *undo[] = { "rlimit.restore_nofile" };
+        t0 = monotonic_ms();
         if (fault_undo_run(&fx, undo, 1, &e) < 0)
                 fail_msg("undo: %s", e.msg);
+        fprintf(stderr, "undo: %.2f ms\n", monotonic_ms() - t0);
         expect_limits(v.pid, OLD_SOFT, OLD_HARD);
         expect_limits(v.grandchild, OLD_SOFT, OLD_HARD);
         check(&fx, false, true);
