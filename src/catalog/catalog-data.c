@@ -603,8 +603,9 @@ const struct fault_def catalog_faults[] = {
                        P_ENUM("mode", "exhaust", fd_mode_choices,
                               "exhaust: the limit lowered at once; leak (not built yet): gradually")),
                 .effect =
-                        "RLIMIT_NOFILE (soft and hard) of every process of the target lowered with prlimit "
-                        "so that only limit more descriptors can be opened; the next open fails with EMFILE",
+                        "RLIMIT_NOFILE of every process of the target lowered with prlimit (the hard limit "
+                        "too when the agent holds CAP_SYS_RESOURCE, to raise it back) so that only limit "
+                        "more descriptors can be opened; the next open fails with EMFILE",
                 .undo = "put back each process's recorded RLIMIT_NOFILE, and the old limits on processes "
                         "forked during the fault that inherited the lowered ones",
                 .verify = "every recorded process still running has its RLIMIT_NOFILE of before",
