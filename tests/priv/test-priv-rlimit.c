@@ -10,6 +10,7 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,12 +40,12 @@
 #define LEASE    "lease-rlimit-test"
 
 struct victim {
-        pid_t pid, grandchild;
+        pid_t pid, grandchild, orphan;
         int cmd, reply;
 };
 
 static char cg_dir[CGROUP_PATH_MAX + 64];
-static struct victim v = { -1, -1, -1, -1 };
+static struct victim v = { -1, -1, -1, -1, -1 };
 
 /* The victim: its limits made known first, then one command at a time. */
 static void _noreturn_ victim_main(int cmd, int reply) {
@@ -64,6 +65,28 @@ static void _noreturn_ victim_main(int cmd, int reply) {
                                         pause();
                         }
                         answer = (int32_t)p;
+                } else if (c == 'g') { /* a grandchild whose parent exits: reparented */
+                        int link[2];
+                        if (pipe2(link, O_CLOEXEC) < 0)
+                                _exit(4);
+                        pid_t p = fork();
+                        if (p == 0) {
+                                pid_t g = fork();
+                                if (g == 0) {
+                                        for (;;)
+                                                pause();
+                                }
+                                if (write(link[1], &g, sizeof(g)) != sizeof(g))
+                                        _exit(5);
+                                _exit(0);
+                        }
+                        pid_t g = -1;
+                        if (read(link[0], &g, sizeof(g)) != sizeof(g))
+                                _exit(6);
+                        waitpid(p, NULL, 0);
+                        close(link[0]);
+                        close(link[1]);
+                        answer = (int32_t)g;
                 }
                 if (write(reply, &answer, sizeof(answer)) != sizeof(answer))
                         _exit(3);
@@ -73,7 +96,10 @@ static void _noreturn_ victim_main(int cmd, int reply) {
 
 static int32_t ask(char c) {
         int32_t answer = -1;
+        struct pollfd p = { .fd = v.reply, .events = POLLIN };
         assert_int_equal(write(v.cmd, &c, 1), 1);
+        if (poll(&p, 1, 5000) != 1) /* the victim died: never hang */
+                fail_msg("the victim did not answer '%c'", c);
         assert_int_equal(read(v.reply, &answer, sizeof(answer)), (ssize_t)sizeof(answer));
         return answer;
 }
@@ -143,6 +169,9 @@ static void reap(pid_t pid) {
 static int teardown(void **state) {
         if (v.grandchild > 0)
                 kill(v.grandchild, SIGKILL);
+        if (v.orphan > 0)
+                kill(v.orphan, SIGKILL);
+        v.grandchild = v.orphan = -1;
         reap(v.pid);
         if (v.cmd >= 0)
                 close(v.cmd);
@@ -207,6 +236,8 @@ static void test_apply_undo(void **state) {
                 fail_msg("apply: %s", e.msg);
         fprintf(stderr, "apply: %.2f ms\n", monotonic_ms() - t0);
         check(&fx, true, true);
+        v.orphan = ask('g'); /* before the headroom is used up: it needs a pipe */
+        assert_true(v.orphan > 0);
         expect_headroom(5);
         long soft, hard;
         limits_of(v.pid, &soft, &hard);
@@ -217,6 +248,7 @@ static void test_apply_undo(void **state) {
         v.grandchild = ask('f');
         assert_true(v.grandchild > 0);
         expect_limits(v.grandchild, soft, hard); /* inherited */
+        expect_limits(v.orphan, soft, hard);
         check(&fx, false, false);
 
         const char *undo[] = { "rlimit.restore_nofile" };
@@ -226,6 +258,7 @@ static void test_apply_undo(void **state) {
         fprintf(stderr, "undo: %.2f ms\n", monotonic_ms() - t0);
         expect_limits(v.pid, OLD_SOFT, OLD_HARD);
         expect_limits(v.grandchild, OLD_SOFT, OLD_HARD);
+        expect_limits(v.orphan, OLD_SOFT, OLD_HARD); /* no recorded ancestor left: by its limits */
         check(&fx, false, true);
         assert_int_equal(ask('o'), 0);            /* opens work again */
         if (fault_undo_run(&fx, undo, 1, &e) < 0) /* idempotent */
