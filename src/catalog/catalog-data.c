@@ -67,6 +67,7 @@ static const char *const slow_query_mode_choices[] = { "latency", "timeout", NUL
 #define C_RESTART(eff) COMP("engine.start", "container.running", eff)
 #define C_CRASH_LOOP   COMP(P2("crash_loop.stop", "engine.start"), "container.running", "container.restarted")
 #define C_CPU          COMP("cgroup.restore_cpu", "cgroup.cpu_restored", "cgroup.cpu_limited")
+#define C_NOFILE       COMP("rlimit.restore_nofile", "rlimit.nofile_restored", "rlimit.nofile_lowered")
 #define C_PAYLOAD      COMP("payload.kill", "payload.gone", "payload.running")
 #define C_PAYLOAD_FILES                                                                                     \
         COMP(P2("payload.kill", "files.remove"), P2("payload.gone", "files.gone"), "payload.running")
@@ -596,15 +597,18 @@ const struct fault_def catalog_faults[] = {
                 .role = AGENT_ROLE_FS,
                 .resource = RESOURCE_PROCESS,
                 .conflict = CONFLICT_DESCRIPTORS,
-                .mechanism = "payload",
-                .comp = C_PAYLOAD,
-                PARAMS(P_INT("limit", 64, 1, 1048576, "descriptors to hold open"),
+                .mechanism = "rlimit.nofile",
+                .comp = C_NOFILE,
+                PARAMS(P_INT("limit", 64, 1, 1048576, "descriptors each process can still open"),
                        P_ENUM("mode", "exhaust", fd_mode_choices,
-                              "exhaust: open all at once; leak: a few at a time")),
-                .effect = "a descriptor holder forked into the target's namespaces and cgroup opens limit "
-                          "descriptors (at once, or gradually in mode leak) and keeps them open",
-                .undo = "SIGKILL the holder through its pidfd; the kernel closes its descriptors",
-                .verify = PAYLOAD_VERIFY,
+                              "exhaust: the limit lowered at once; leak (not built yet): gradually")),
+                .effect =
+                        "RLIMIT_NOFILE of every process of the target lowered with prlimit (the hard limit "
+                        "too when the agent holds CAP_SYS_RESOURCE, to raise it back) so that only limit "
+                        "more descriptors can be opened; the next open fails with EMFILE",
+                .undo = "put back each process's recorded RLIMIT_NOFILE, and the old limits on processes "
+                        "forked during the fault that inherited the lowered ones",
+                .verify = "every recorded process still running has its RLIMIT_NOFILE of before",
         },
         {
                 .id = "fs.corrupt",

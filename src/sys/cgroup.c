@@ -626,3 +626,90 @@ int cgroup_set_cpu_quota(
                         period, strerror(-r));
         return 0;
 }
+
+/* The first hierarchy in which the target is below the root: the unified
+ * one, else a v1 pids, freezer, cpu or memory hierarchy (Docker on v1
+ * leaves the unified path at "/"). */
+static int own_dir_open(
+        const struct proc_identity *target, const char *mountinfo, const struct cgroup_info *info,
+        int *ret_fd, struct mh_error *reterr) {
+        const struct {
+                const char *ctrls, *path;
+        } order[] = {
+                { NULL, info->v2 ? info->unified : "" }, { "pids", info->v1_pids },
+                { "freezer", info->v1_freezer },         { "cpu", info->v1_cpu },
+                { "memory", info->v1_memory },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(order); i++)
+                if (order[i].path[0] && !streq(order[i].path, "/"))
+                        return hierarchy_dir_open(mountinfo, order[i].ctrls, order[i].path, ret_fd, reterr);
+        return mh_error_fail(
+                reterr, -ENOENT, "cgroup",
+                "process %d is in the root cgroup of every hierarchy; its processes cannot be told from "
+                "the host's",
+                (int)target->pid);
+}
+
+/* All of fd into buf (NUL-terminated); -EFBIG when it does not fit. */
+static int read_all(int fd, char *buf, size_t size) {
+        size_t used = 0;
+        for (;;) {
+                if (used + 1 >= size)
+                        return -EFBIG;
+                ssize_t n = read(fd, buf + used, size - 1 - used);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return negative_errno();
+                if (n == 0)
+                        break;
+                used += (size_t)n;
+        }
+        buf[used] = '\0';
+        return 0;
+}
+
+static int procs_parse(char *text, pid_t *ret_pids, size_t max, size_t *ret_n) {
+        size_t n = 0;
+        for (char *line = text, *next; *line; line = next) {
+                next = line + strcspn(line, "\n");
+                if (*next)
+                        *next++ = '\0';
+                int64_t v;
+                if (parse_int64(line, &v) < 0 || v <= 0 || v > INT32_MAX)
+                        return -EPROTO;
+                if (n == max)
+                        return -E2BIG;
+                ret_pids[n++] = (pid_t)v;
+        }
+        *ret_n = n;
+        return 0;
+}
+
+int cgroup_procs(
+        const struct proc_identity *target, pid_t *ret_pids, size_t max, size_t *ret_n,
+        struct mh_error *reterr) {
+        _cleanup_free_ char *mountinfo = NULL, *text = NULL;
+        _cleanup_close_ int dirfd = -EBADF, fd = -EBADF;
+        struct cgroup_info info;
+        size_t size = 16 * max + 2;
+        int r = cgroup_of_process(target, &info, reterr);
+        if (r < 0 || (r = read_mountinfo(&mountinfo, reterr)) < 0 ||
+            (r = own_dir_open(target, mountinfo, &info, &dirfd, reterr)) < 0)
+                return r;
+        if (!(text = malloc(size)))
+                return mh_error_fail(reterr, -ENOMEM, "oom", "out of memory");
+        fd = openat(dirfd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+        r = fd < 0 ? negative_errno() : read_all(fd, text, size);
+        if (r >= 0)
+                r = procs_parse(text, ret_pids, max, ret_n);
+        if (r == -E2BIG || r == -EFBIG)
+                return mh_error_fail(
+                        reterr, -E2BIG, "cgroup", "the cgroup of process %d holds more than %zu processes",
+                        (int)target->pid, max);
+        if (r < 0)
+                return mh_error_fail(
+                        reterr, r, "cgroup", "cgroup.procs of process %d: %s", (int)target->pid,
+                        strerror(-r));
+        return 0;
+}

@@ -73,3 +73,12 @@ int cgroup_mount_parse(
  * previous value (unlimited included) can be put back exactly. */
 int cgroup_set_cpu_quota(
         const struct proc_identity *target, int64_t quota_us, int64_t period_us, struct mh_error *reterr);
+
+/* The processes (thread group ids) of target's own cgroup: cgroup.procs of the
+ * first hierarchy in which target is below the root (unified, else v1 pids,
+ * freezer, cpu, memory), at most max of them. -ENOENT when target is in the
+ * root cgroup of every hierarchy (its processes cannot be told from the
+ * host's), -E2BIG for more than max. */
+int cgroup_procs(
+        const struct proc_identity *target, pid_t *ret_pids, size_t max, size_t *ret_n,
+        struct mh_error *reterr);
