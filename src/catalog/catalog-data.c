@@ -733,11 +733,14 @@ const struct fault_def catalog_faults[] = {
                 .mechanism = "mount",
                 .comp = C_MOUNT,
                 PARAMS(P_PATH("path", "/", "path whose mount is made read-only")),
-                .effect =
-                        "the mount holding path in the target's mount namespace is remounted read-only, so "
-                        "writes fail with EROFS",
-                .undo = "remount it in the target's mount namespace with the flags read before the fault",
-                .verify = "the target's /proc/PID/mountinfo shows the mount with its journalled flags",
+                .effect = "the mount holding path in the target's mount namespace gets the per-mount "
+                          "read-only "
+                          "flag (never propagated to the host), so new opens for writing fail with EROFS; "
+                          "files "
+                          "open for writing before keep writing",
+                .undo = "clear the read-only flag of that mount, recorded by id before the fault",
+                .verify =
+                        "the target's /proc/PID/mountinfo shows the recorded mount rw, or no longer has it",
         },
         {
                 .id = "fs.write_delay",

@@ -21,6 +21,7 @@
         X(fault_net)                                                                                        \
         X(fault_link_mtu)                                                                                   \
         X(fault_link_down)                                                                                  \
+        X(fault_mount)                                                                                      \
         /* one line each, above this one */
 
 #define AS_DECLARATION(m) extern const struct fault_mechanism m;
