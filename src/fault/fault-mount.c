@@ -208,6 +208,26 @@ static int probe(
         return 0;
 }
 
+/* A target in the agent's own mount namespace (a plain host process) would
+ * have the host's mount made read-only: refused. */
+static int refuse_own_namespace(const struct fault_exec *fx, struct mh_error *reterr) {
+        struct stat self;
+        uint64_t ino;
+        int r = ns_inode(&fx->target.main, NS_MNT, &ino, reterr);
+        if (r < 0)
+                return r;
+        if (stat("/proc/self/ns/mnt", &self) < 0) {
+                r = negative_errno();
+                return mh_error_fail(reterr, r, "namespace", "/proc/self/ns/mnt: %s", strerror(-r));
+        }
+        if ((uint64_t)self.st_ino != ino)
+                return 0;
+        return mh_error_fail(
+                reterr, -EPERM, "host_mount_namespace",
+                "%s shares the agent's mount namespace: the fault would make the host's mount read-only",
+                fx->target.container_name[0] ? fx->target.container_name : "the target");
+}
+
 static int apply(struct fault_exec *fx, struct mh_error *reterr) {
         const char *path = fault_param(fx, "path")->s;
         struct mountinfo_entry m;
@@ -218,6 +238,8 @@ static int apply(struct fault_exec *fx, struct mh_error *reterr) {
                 return mh_error_fail(
                         reterr, -ESRCH, "target_not_running", "%s has no running main process",
                         fx->target.container_name);
+        if ((r = refuse_own_namespace(fx, reterr)) < 0)
+                return r;
         if ((r = probe(fx, path, &id, &ro, reterr)) < 0)
                 return r;
         if (ro)
