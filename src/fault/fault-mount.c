@@ -1,211 +1,36 @@
 #include "fault.h"
 
-#include <fcntl.h>
 #include <inttypes.h>
-#include <linux/mount.h>
-#include <linux/openat2.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/statvfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "basic/macro.h"
-#include "basic/procfs.h"
-#include "sys/mountinfo.h"
+#include "fault/mount-target.h"
 #include "sys/ns.h"
 
-/* fs.read_only: the mount that holds path in the target's mount namespace
- * gets the per-mount read-only flag (mount_setattr(MOUNT_ATTR_RDONLY), what
- * `mount -o remount,bind,ro` does), from a forked child in that namespace.
- * A mount is a per-namespace object and the flag is not propagated, so the
- * host's mount of the same filesystem stays writable. Not a bind over the
- * path: a mount over "/" is invisible to processes whose root is "/" (their
- * lookups start below it), so the default path would change nothing.
- * The mount's id is recorded before the change; undo clears the flag on
- * that mount only, reached through its mount point and checked by id. */
+/* fs.read_only, in the target's mount namespace only (mount-target.h):
+ *
+ * - a path below the root: a read-only bind of it over itself, the newer
+ *   mount API's way (open_tree(OPEN_TREE_CLONE), mount_setattr, move_mount),
+ *   the clone made private and refused under a shared mount, so nothing
+ *   propagates to the host. Files open for writing before stay on the mount
+ *   underneath and keep writing; new opens fail with EROFS. Undo unmounts
+ *   the clone, by its id.
+ * - the root "/": a mount over it would be invisible to the processes whose
+ *   root it is (their lookups start below it), so the root mount's own
+ *   per-mount read-only flag is set instead (`mount -o remount,bind,ro /`),
+ *   never propagated. The kernel refuses it (EBUSY) while a file on it is
+ *   open for writing. Undo clears the flag, on that mount id only.
+ *
+ * The mount id (and the mode) is recorded before the change, so a new agent
+ * undoes from its own record; undo never touches a mount of another id. */
 
-#ifndef SYS_openat2
-#define SYS_openat2 437
-#endif
-#ifndef SYS_mount_setattr
-#define SYS_mount_setattr 442
-#endif
+extern const struct fault_mechanism fault_mount;
 
-#define CHILD_TIMEOUT_MS 5000
-#define MOUNTINFO_MAX    (4u << 20)
-#define PROBE_NAME       ".mayhem-read-only-probe"
-
-enum mnt_op {
-        MNT_PROBE,
-        MNT_SET_RO,
-        MNT_SET_RW,
-        MNT_WRITE
-};
-
-struct mnt_arg {
-        const char *path;
-        enum mnt_op op;
-        uint64_t want_id; /* MNT_SET_*: the mount must be this one */
-};
-
-/* ---- in the child, inside the target's mount namespace ---- */
-
-/* path under the namespace's root: symlinks resolve inside it. */
-static int resolve(const char *path, int flags) {
-        _cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        while (*path == '/')
-                path++;
-        struct open_how how = {
-                .flags = (uint64_t)flags | O_CLOEXEC | O_NOCTTY,
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-        };
-        if (root < 0)
-                return negative_errno();
-        int fd = (int)syscall(SYS_openat2, root, *path ? path : ".", &how, sizeof(how));
-        return fd < 0 ? negative_errno() : fd;
-}
-
-static int mount_id_of(int fd, uint64_t *ret) {
-        struct statx st;
-        if (statx(fd, "", AT_EMPTY_PATH, STATX_MNT_ID, &st) < 0)
-                return negative_errno();
-        if (!(st.stx_mask & STATX_MNT_ID))
-                return -EOPNOTSUPP; /* Linux < 5.8 */
-        *ret = st.stx_mnt_id;
-        return 0;
-}
-
-/* A new file in a directory, or opening a regular file for writing (no
- * truncation): 0 when it could be written, -errno otherwise. Nothing is left. */
-static int write_probe(int fd) {
-        struct stat st;
-        if (fstat(fd, &st) < 0)
-                return negative_errno();
-        if (S_ISREG(st.st_mode)) {
-                char self[64];
-                snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
-                _cleanup_close_ int w = open(self, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-                return w < 0 ? negative_errno() : 0;
-        }
-        if (!S_ISDIR(st.st_mode))
-                return -ENOTDIR;
-        char name[64];
-        snprintf(name, sizeof(name), PROBE_NAME ".%d", (int)getpid());
-        _cleanup_close_ int w = openat(fd, name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-        if (w < 0)
-                return negative_errno();
-        (void)unlinkat(fd, name, 0);
-        return 0;
-}
-
-static int set_read_only(int fd, bool ro) {
-        struct mount_attr attr = { 0 };
-        if (ro)
-                attr.attr_set = MOUNT_ATTR_RDONLY;
-        else
-                attr.attr_clr = MOUNT_ATTR_RDONLY;
-        if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH, &attr, sizeof(attr)) < 0)
-                return negative_errno();
-        return 0;
-}
-
-static int in_target(void *userdata, char *out, size_t *out_len) {
-        const struct mnt_arg *a = userdata;
-        uint64_t id;
-        struct statvfs sf;
-        int r;
-        _cleanup_close_ int fd = resolve(a->path, O_PATH);
-        if (fd < 0)
-                return fd;
-        if ((r = mount_id_of(fd, &id)) < 0)
-                return r;
-        switch (a->op) {
-        case MNT_PROBE:
-                if (fstatvfs(fd, &sf) < 0)
-                        return negative_errno();
-                *out_len = (size_t)snprintf(
-                        out, *out_len, "%" PRIu64 " %d", id, (sf.f_flag & ST_RDONLY) ? 1 : 0);
-                return 0;
-        case MNT_SET_RO:
-        case MNT_SET_RW:
-                *out_len = 0;
-                return id == a->want_id ? set_read_only(fd, a->op == MNT_SET_RO) : -ESTALE;
-        case MNT_WRITE: *out_len = 0; return write_probe(fd);
-        }
-        return -EINVAL;
-}
-
-/* ---- in the agent ---- */
-
-/* fn's result of one op in the target's mount namespace (< 0 with reterr
- * when the child could not run it). */
-static int run_in_target(
-        const struct fault_exec *fx, struct mnt_arg *a, char *out, int *ret_result,
-        struct mh_error *reterr) {
-        size_t len = 0;
-        int r =
-                ns_run(&fx->target.main, NS_BIT(NS_MNT), in_target, a, CHILD_TIMEOUT_MS, out, &len,
-                       ret_result, reterr);
-        if (r >= 0 && out)
-                out[MIN(len, (size_t)NS_RESULT_MAX - 1)] = '\0';
-        return r;
-}
-
-/* The target's mount with this id, from /proc/PID/mountinfo read while pid
- * is still the target's: 1 found, 0 gone (with the process, or unmounted). */
-static int target_mount(const struct proc_identity *id, uint64_t mnt, struct mountinfo_entry *ret) {
-        char path[64];
-        snprintf(path, sizeof(path), "/proc/%d/mountinfo", (int)id->pid);
-        _cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return errno == ENOENT || errno == ESRCH ? 0 : negative_errno();
-        _cleanup_free_ char *buf = malloc(MOUNTINFO_MAX);
-        size_t len = 0;
-        ssize_t n;
-        if (!buf)
-                return -ENOMEM;
-        while (len < MOUNTINFO_MAX && (n = read(fd, buf + len, MOUNTINFO_MAX - len)) != 0) {
-                if (n < 0 && errno != EINTR)
-                        return errno == ESRCH ? 0 : negative_errno();
-                len += n > 0 ? (size_t)n : 0;
-        }
-        if (len == MOUNTINFO_MAX)
-                return -EFBIG;
-        if (proc_same(id, NULL) < 0)
-                return 0;
-        return mountinfo_find(buf, len, mnt, ret);
-}
-
-static bool recorded(const struct fault_exec *fx, uint64_t *ret_id, const char **ret_point) {
-        const json_t *id = json_object_get(fx->restore, "mount_id"),
-                     *point = json_object_get(fx->restore, "mount_point");
-        if (!json_is_integer(id) || json_integer_value(id) <= 0 || !json_is_string(point) ||
-            json_string_value(point)[0] != '/')
-                return false;
-        *ret_id = (uint64_t)json_integer_value(id);
-        *ret_point = json_string_value(point);
-        return true;
-}
-
-static int probe(
-        const struct fault_exec *fx, const char *path, uint64_t *ret_id, bool *ret_ro,
-        struct mh_error *reterr) {
-        char out[NS_RESULT_MAX];
-        struct mnt_arg a = { .path = path, .op = MNT_PROBE };
-        int res = 0, ro = 0, r = run_in_target(fx, &a, out, &res, reterr);
-        if (r < 0)
-                return r;
-        if (res < 0)
-                return mh_error_fail(
-                        reterr, res, "mount", "%s in the mount namespace of %s: %s", path,
-                        fx->target.container_name, strerror(-res));
-        if (sscanf(out, "%" SCNu64 " %d", ret_id, &ro) != 2)
-                return mh_error_fail(reterr, -EPROTO, "mount", "unreadable reply from the mount helper");
-        *ret_ro = ro != 0;
-        return 0;
+static const char *name_of(const struct fault_exec *fx) {
+        return fx->target.container_name[0] ? fx->target.container_name : "the target";
 }
 
 /* A target in the agent's own mount namespace (a plain host process) would
@@ -225,127 +50,177 @@ static int refuse_own_namespace(const struct fault_exec *fx, struct mh_error *re
         return mh_error_fail(
                 reterr, -EPERM, "host_mount_namespace",
                 "%s shares the agent's mount namespace: the fault would make the host's mount read-only",
-                fx->target.container_name[0] ? fx->target.container_name : "the target");
+                name_of(fx));
+}
+
+static int record(
+        struct fault_exec *fx, const char *mode, uint64_t id, const char *point, struct mh_error *reterr) {
+        if (json_object_set_new(fx->restore, "mount_mode", json_string(mode)) < 0 ||
+            json_object_set_new(fx->restore, "mount_id", json_integer((json_int_t)id)) < 0 ||
+            json_object_set_new(fx->restore, "mount_point", json_string(point)) < 0)
+                return mh_error_fail(reterr, -ENOMEM, "oom", "out of memory");
+        return fault_record(fx, reterr);
+}
+
+/* "/": the flag on the root mount itself. */
+static int apply_flag(struct fault_exec *fx, const struct mount_probe *p, struct mh_error *reterr) {
+        int r = record(fx, "flag", p->id, "/", reterr);
+        if (r < 0)
+                return r;
+        r = mount_target_flag(&fx->target.main, "/", p->id, true, reterr);
+        if (r == -EBUSY)
+                mh_error_prefix(
+                        reterr,
+                        "a process of %s has a file on / open for writing, so the kernel keeps / writable "
+                        "(name a path below it): ",
+                        name_of(fx));
+        return r == -ESTALE ? mh_error_fail(reterr, r, "mount", "the root mount of %s changed", name_of(fx))
+                            : r;
+}
+
+static int apply_bind(
+        struct fault_exec *fx, const char *path, const struct mount_probe *p, struct mh_error *reterr) {
+        struct mountinfo_entry under;
+        _cleanup_close_ int tree = -EBADF;
+        uint64_t id;
+        int r = mount_target_find(&fx->target.main, p->id, &under);
+        if (r <= 0)
+                return mh_error_fail(
+                        reterr, r < 0 ? r : -ESRCH, "mount",
+                        "mount %" PRIu64 " of %s is not in its mountinfo", p->id, name_of(fx));
+        if (under.shared)
+                return mh_error_fail(
+                        reterr, -EPERM, "mount_shared",
+                        "%s is on mount %s of %s, which is shared: a mount over it would propagate to its "
+                        "peers, the host's included",
+                        path, under.point, name_of(fx));
+        if ((r = mount_target_clone_ro(&fx->target.main, path, &tree, &id, reterr)) < 0 ||
+            (r = record(fx, "bind", id, path, reterr)) < 0)
+                return r; /* the clone, never attached, goes with its fd */
+        if ((r = mount_target_attach(&fx->target.main, path, tree, reterr)) < 0)
+                return r;
+        /* Its mount point as mountinfo names it (path through the target's
+         * symlinks): undo takes the id for ours only there, ids being reused. */
+        struct mountinfo_entry now;
+        if (mount_target_find(&fx->target.main, id, &now) == 1 && !streq(now.point, path))
+                return record(fx, "bind", id, now.point, reterr);
+        return 0;
 }
 
 static int apply(struct fault_exec *fx, struct mh_error *reterr) {
         const char *path = fault_param(fx, "path")->s;
-        struct mountinfo_entry m;
-        uint64_t id = 0;
-        bool ro = false;
-        int r, res;
+        struct mount_probe p;
+        int r;
         if (fx->target.main.pid <= 0)
                 return mh_error_fail(
-                        reterr, -ESRCH, "target_not_running", "%s has no running main process",
-                        fx->target.container_name);
-        if ((r = refuse_own_namespace(fx, reterr)) < 0)
+                        reterr, -ESRCH, "target_not_running", "%s has no running main process", name_of(fx));
+        if ((r = refuse_own_namespace(fx, reterr)) < 0 ||
+            (r = mount_target_probe(&fx->target.main, path, &p, reterr)) < 0)
                 return r;
-        if ((r = probe(fx, path, &id, &ro, reterr)) < 0)
-                return r;
-        if (ro)
+        if (p.read_only)
                 return mh_error_fail(
                         reterr, -EALREADY, "path",
                         "%s is on a read-only mount in %s already: the fault would change nothing", path,
-                        fx->target.container_name);
-        if ((r = target_mount(&fx->target.main, id, &m)) <= 0)
-                return mh_error_fail(
-                        reterr, r < 0 ? r : -ESRCH, "mount", "mount %" PRIu64 " of %s not in its mountinfo",
-                        id, fx->target.container_name);
-        if (json_object_set_new(fx->restore, "mount_id", json_integer((json_int_t)id)) < 0 ||
-            json_object_set_new(fx->restore, "mount_point", json_string(m.point)) < 0)
-                return mh_error_fail(reterr, -ENOMEM, "oom", "out of memory");
-        if ((r = fault_record(fx, reterr)) < 0)
-                return r;
-        struct mnt_arg a = { .path = path, .op = MNT_SET_RO, .want_id = id };
-        if ((r = run_in_target(fx, &a, NULL, &res, reterr)) < 0)
-                return r;
-        if (res < 0)
-                return mh_error_fail(
-                        reterr, res, "mount", "read-only flag on mount %s of %s: %s", m.point,
-                        fx->target.container_name, strerror(-res));
-        return 0;
+                        name_of(fx));
+        return p.is_root ? apply_flag(fx, &p, reterr) : apply_bind(fx, path, &p, reterr);
 }
 
-/* Clears the flag on the recorded mount only: a gone target or mount, or
- * one writable already, leaves nothing to do. */
-static int undo_writable(const struct fault_exec *fx, struct mh_error *reterr) {
-        struct mountinfo_entry m;
-        const char *point;
+struct recorded {
+        bool bind;
         uint64_t id;
-        int r, res;
-        if (fx->target.main.pid <= 0 || !recorded(fx, &id, &point))
+        const char *point;
+};
+
+static bool recorded(const struct fault_exec *fx, struct recorded *ret) {
+        const json_t *mode = json_object_get(fx->restore, "mount_mode"),
+                     *id = json_object_get(fx->restore, "mount_id"),
+                     *point = json_object_get(fx->restore, "mount_point");
+        if (!json_is_string(mode) || !json_is_integer(id) || json_integer_value(id) <= 0 ||
+            !json_is_string(point) || json_string_value(point)[0] != '/')
+                return false;
+        ret->point = json_string_value(point);
+        ret->bind = streq(json_string_value(mode), "bind");
+        ret->id = (uint64_t)json_integer_value(id);
+        return ret->bind || streq(json_string_value(mode), "flag");
+}
+
+/* Still to undo: 1 (the recorded mount is there, ours and in force), 0 not.
+ * Mount ids are reused: one at another mount point is not ours, and ours
+ * (live ids are unique) is gone. */
+static int pending(const struct fault_exec *fx, const struct recorded *rec, struct mountinfo_entry *ret) {
+        int r = mount_target_find(&fx->target.main, rec->id, ret);
+        if (r <= 0 || !streq(ret->point, rec->point))
+                return r < 0 ? r : 0;
+        return rec->bind || ret->read_only;
+}
+
+static int undo_remount(const struct fault_exec *fx, struct mh_error *reterr) {
+        struct mountinfo_entry m;
+        struct recorded rec;
+        if (fx->target.main.pid <= 0 || !recorded(fx, &rec))
                 return 0;
-        if ((r = target_mount(&fx->target.main, id, &m)) <= 0 || !m.read_only)
+        int r = pending(fx, &rec, &m);
+        if (r <= 0)
                 return r < 0 ? mh_error_fail(
-                                       reterr, r, "mount", "mountinfo of %s: %s", fx->target.container_name,
-                                       strerror(-r))
+                                       reterr, r, "mount", "mountinfo of %s: %s", name_of(fx), strerror(-r))
                              : 0;
-        struct mnt_arg a = { .path = m.point, .op = MNT_SET_RW, .want_id = id };
-        if ((r = run_in_target(fx, &a, NULL, &res, reterr)) < 0)
-                return r == -ESRCH ? 0 : r;
-        if (res == -ESTALE)
+        r = rec.bind ? mount_target_detach(&fx->target.main, m.point, rec.id, reterr)
+                     : mount_target_flag(&fx->target.main, m.point, rec.id, false, reterr);
+        if (r == -ESRCH)
+                return 0; /* gone with its namespace */
+        if (r == -ESTALE)
                 return mh_error_fail(
-                        reterr, res, "mount_shadowed",
-                        "mount %" PRIu64 " of %s at %s is covered by another mount; remount it rw by hand",
-                        id, fx->target.container_name, m.point);
-        if (res < 0)
-                return mh_error_fail(
-                        reterr, res, "mount", "clearing the read-only flag of %s in %s: %s", m.point,
-                        fx->target.container_name, strerror(-res));
-        return 0;
+                        reterr, r, "mount_covered",
+                        "mount %" PRIu64 " of %s at %s is covered by another mount; %s it by hand", rec.id,
+                        name_of(fx), m.point, rec.bind ? "unmount" : "remount rw");
+        return r;
 }
 
 static int look_writable(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
         struct mountinfo_entry m;
-        const char *point;
-        uint64_t id;
+        struct recorded rec;
         *ret = true;
-        if (fx->target.main.pid <= 0 || !recorded(fx, &id, &point)) {
+        if (fx->target.main.pid <= 0 || !recorded(fx, &rec)) {
                 snprintf(detail, size, "no mount was recorded, so none was changed");
                 return 0;
         }
-        int r = target_mount(&fx->target.main, id, &m);
-        if (r < 0) {
-                *ret = false;
-                snprintf(detail, size, "mountinfo of %s: %s", fx->target.container_name, strerror(-r));
-                return r;
-        }
-        *ret = r == 0 || !m.read_only;
-        if (r == 0)
-                snprintf(detail, size, "mount %" PRIu64 " (%s) is gone", id, point);
+        int r = pending(fx, &rec, &m);
+        *ret = r == 0;
+        if (r < 0)
+                snprintf(detail, size, "mountinfo of %s: %s", name_of(fx), strerror(-r));
+        else if (r == 0)
+                snprintf(
+                        detail, size, "mount %" PRIu64 " of %s is %s", rec.id, name_of(fx),
+                        rec.bind ? "gone" : "rw or gone");
         else
                 snprintf(
-                        detail, size, "mount %" PRIu64 " at %s is %s", id, m.point,
-                        m.read_only ? "ro" : "rw");
-        return 0;
+                        detail, size, "mount %" PRIu64 " of %s at %s is still %s", rec.id, name_of(fx),
+                        m.point, rec.bind ? "mounted" : "ro");
+        return r < 0 ? r : 0;
 }
 
-/* In force: a write open of path inside the target fails with EROFS. */
+/* In force: a write at path inside the target fails with EROFS. */
 static int look_read_only(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
         const char *path = fault_param(fx, "path")->s;
-        struct mnt_arg a = { .path = path, .op = MNT_WRITE };
         struct mh_error e = { 0 };
-        int res, r = run_in_target(fx, &a, NULL, &res, &e);
-        *ret = false;
-        if (r < 0) {
+        int res = 0, r = mount_target_write(&fx->target.main, path, &res, &e);
+        *ret = r >= 0 && res == -EROFS;
+        if (r < 0)
                 snprintf(detail, size, "%s", e.msg);
-                return r;
-        }
-        *ret = res == -EROFS;
-        if (res == 0)
-                snprintf(detail, size, "a write to %s in %s succeeded", path, fx->target.container_name);
+        else if (res == 0)
+                snprintf(detail, size, "a write to %s in %s succeeded", path, name_of(fx));
         else
                 snprintf(
-                        detail, size, "a write to %s in %s fails with %s", path, fx->target.container_name,
+                        detail, size, "a write to %s in %s fails with %s", path, name_of(fx),
                         strerror(-res));
-        return 0;
+        return r < 0 ? r : 0;
 }
 
 const struct fault_mechanism fault_mount = {
         .name = "mount",
         .records = true,
         .apply = apply,
-        .undo = { { "mount.remount_rw", undo_writable } },
+        .undo = { { "mount.remount_rw", undo_remount } },
         .verify = { { "mount.writable", look_writable } },
         .effect = { { "mount.read_only", look_read_only } },
 };

@@ -80,6 +80,17 @@ int mountinfo_parse_line(const char *line, size_t len, struct mountinfo_entry *r
         e.read_only = has_option(f[5], n[5], "ro");
         if (!e.read_only && !has_option(f[5], n[5], "rw"))
                 return -EINVAL;
+        /* Optional fields up to "-"; a line without the separator is none. */
+        for (;;) {
+                const char *o;
+                size_t k;
+                if (!field(&p, end, &o, &k))
+                        return -EINVAL;
+                if (k == 1 && o[0] == '-')
+                        break;
+                if (k > 7 && memcmp(o, "shared:", 7) == 0)
+                        e.shared = true;
+        }
         *ret = e;
         return 0;
 }

@@ -15,6 +15,7 @@ struct mountinfo_entry {
         uint64_t id, parent;
         char point[PATH_MAX]; /* unescaped; relative to the reading task's root */
         bool read_only;       /* "ro" among the per-mount options (field 6) */
+        bool shared;          /* a "shared:N" optional field: mounts under it propagate to its peers */
 };
 
 /* Finds the mount with this id in text (len bytes, need not be
