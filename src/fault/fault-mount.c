@@ -199,10 +199,14 @@ static int look_writable(const struct fault_exec *fx, bool *ret, char *detail, s
         return r < 0 ? r : 0;
 }
 
-/* In force: a write at path inside the target fails with EROFS. */
+/* In force: a write at path inside the target fails with EROFS. A write
+ * that fails otherwise (EACCES, ENOSPC) hides the effect: the mount being
+ * there (and read-only) is then all that can be seen. */
 static int look_read_only(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
         const char *path = fault_param(fx, "path")->s;
         struct mh_error e = { 0 };
+        struct mountinfo_entry m;
+        struct recorded rec;
         int res = 0, r = mount_target_write(&fx->target.main, path, &res, &e);
         *ret = r >= 0 && res == -EROFS;
         if (r < 0)
@@ -213,7 +217,17 @@ static int look_read_only(const struct fault_exec *fx, bool *ret, char *detail, 
                 snprintf(
                         detail, size, "a write to %s in %s fails with %s", path, name_of(fx),
                         strerror(-res));
-        return r < 0 ? r : 0;
+        if (r < 0 || res == 0 || res == -EROFS)
+                return r < 0 ? r : 0;
+        if (!recorded(fx, &rec) || pending(fx, &rec, &m) <= 0)
+                return 0;
+        *ret = true;
+        snprintf(
+                detail, size,
+                "not observable: a write to %s in %s fails with %s, not EROFS; mount %" PRIu64
+                " is in force",
+                path, name_of(fx), strerror(-res), rec.id);
+        return FAULT_EFFECT_UNOBSERVED;
 }
 
 const struct fault_mechanism fault_mount = {
