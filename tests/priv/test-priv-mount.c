@@ -334,6 +334,62 @@ static void test_refuses_the_host_namespace(void **state) {
         lease_done(&l);
 }
 
+static int make_propagation(void *userdata, char *out, size_t *out_len, int *ret_fd) {
+        *out_len = 0;
+        return mount(NULL, dir, NULL, *(const unsigned long *)userdata, NULL) < 0 ? -errno : 0;
+}
+
+static void victim_propagation(unsigned long flag) {
+        struct mh_error e = { 0 };
+        int res = 1;
+        if (ns_run_fd(
+                    &target, NS_BIT(NS_MNT), make_propagation, &flag, TIMEOUT_MS, NULL, NULL, &res, NULL,
+                    &e) < 0)
+                fail_msg("entering the victim: %s", e.msg);
+        assert_int_equal(res, 0);
+}
+
+/* A path on a shared mount: a mount over it would propagate to its peers. */
+static void test_refuses_a_shared_mount(void **state) {
+        static char v_before[TEXT_MAX], v_after[TEXT_MAX];
+        struct mh_error e = { 0 };
+        struct lease l;
+        victim_propagation(MS_SHARED);
+        victim_mountinfo(v_before, sizeof(v_before));
+        struct fault_exec fx = fx_of(dir, &l, NULL);
+        int r = fx.mech->apply(&fx, &e);
+        victim_mountinfo(v_after, sizeof(v_after));
+        victim_propagation(MS_PRIVATE);
+        assert_int_equal(r, -EPERM);
+        print_message("refused: %s\n", e.msg);
+        assert_string_equal(v_before, v_after);
+        assert_int_equal(victim_write("shared", NULL), 0);
+        lease_done(&l);
+}
+
+/* "/" with a file on it open for writing: the kernel keeps it writable
+ * (EBUSY), the fault says so, nothing changed, and undo finds nothing. */
+static void test_root_with_a_writer_is_refused(void **state) {
+        struct mh_error e = { 0 };
+        struct lease l;
+        char path[96];
+        int fd = -EBADF, res = 1;
+        snprintf(path, sizeof(path), "/tmp/mayhem-ro-writer-%d", (int)getpid());
+        struct write_arg a = { .path = path, .keep = true };
+        if (ns_run_fd(&target, NS_BIT(NS_MNT), write_in, &a, TIMEOUT_MS, NULL, NULL, &res, &fd, &e) < 0)
+                fail_msg("entering the victim: %s", e.msg);
+        assert_int_equal(res, 0);
+        struct fault_exec fx = fx_of("/", &l, NULL);
+        assert_int_equal(fx.mech->apply(&fx, &e), -EBUSY);
+        print_message("refused: %s\n", e.msg);
+        assert_true(look(&fx, false, NULL));
+        assert_int_equal(undo(&fx, &e), 0);
+        assert_int_equal(write(fd, "z", 1), 1);
+        close(fd);
+        unlink(path);
+        lease_done(&l);
+}
+
 /* ---- setup ---- */
 
 static int setup(void **state) {
@@ -377,6 +433,8 @@ int main(void) {
                 cmocka_unit_test(test_root_is_the_victims_only),
                 cmocka_unit_test(test_recover_after_kill),
                 cmocka_unit_test(test_refuses_the_host_namespace),
+                cmocka_unit_test(test_refuses_a_shared_mount),
+                cmocka_unit_test(test_root_with_a_writer_is_refused),
         };
         return cmocka_run_group_tests(tests, setup, teardown);
 }
