@@ -155,6 +155,13 @@ static int undo(const struct fault_exec *fx, struct mh_error *e) {
         return fault_undo_run(fx, fx->def->comp.undo, fault_comp_n_undo(&fx->def->comp), e);
 }
 
+/* A record as text, for the log. */
+static void print_record(const char *what, const json_t *j) {
+        char *text = json_dumps(j, JSON_COMPACT);
+        print_message("%s %s\n", what, text ? text : "?");
+        free(text);
+}
+
 static bool look(const struct fault_exec *fx, bool effect, int *ret_r) {
         char detail[FAULT_DETAIL_MAX] = "";
         bool ok = false;
@@ -184,9 +191,8 @@ static void test_read_only_and_back(void **state) {
         double t0 = monotonic_ms();
         if (fx.mech->apply(&fx, &e) < 0)
                 fail_msg("apply: %s", e.msg);
-        print_message(
-                "applied in %.1f ms; restore %s\n", monotonic_ms() - t0,
-                json_dumps(fx.restore, JSON_COMPACT));
+        print_message("applied in %.1f ms\n", monotonic_ms() - t0);
+        print_record("restore", fx.restore);
         assert_int_equal(victim_write("during", NULL), -EROFS);
         assert_int_equal(write(open_before, "y", 1), 1); /* open before: keeps writing */
         assert_true(look(&fx, true, &r));
@@ -301,7 +307,7 @@ static void test_recover_after_kill(void **state) {
                     j, "l-00000000000000f1", catalog_find("fs.read_only"), &t, &restore, &settled, &e) < 0)
                 fail_msg("journal: %s", e.msg);
         assert_false(settled);
-        print_message("recovering from the record %s\n", json_dumps(restore, JSON_COMPACT));
+        print_record("recovering from the record", restore);
         struct lease l;
         struct fault_exec fx = fx_of(dir, &l, restore);
         fx.target = t;
