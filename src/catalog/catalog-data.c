@@ -738,10 +738,12 @@ const struct fault_def catalog_faults[] = {
                 .comp = C_MOUNT,
                 PARAMS(P_PATH("path", "/", "path whose mount is made read-only")),
                 .effect =
-                        "the mount holding path in the target's mount namespace is remounted read-only, so "
-                        "writes fail with EROFS",
-                .undo = "remount it in the target's mount namespace with the flags read before the fault",
-                .verify = "the target's /proc/PID/mountinfo shows the mount with its journalled flags",
+                        "path is made read-only in the target's mount namespace only (a private read-only "
+                        "bind over it; for / the root mount's own read-only flag), so new opens for writing "
+                        "fail with EROFS; below /, files open for writing before keep writing",
+                .undo = "unmount that bind, or clear the flag, on the mount id recorded before the fault",
+                .verify = "the target's /proc/PID/mountinfo no longer has the recorded bind, or shows the "
+                          "root mount rw",
         },
         {
                 .id = "fs.write_delay",

@@ -12,11 +12,11 @@
 
 /* One name per vtable in src/fault/registry.c (tests/unit/test-fault.c
  * fails when the two differ). A fault whose mechanism is not here is
- * planned-only: payload, proxy, dns, mount and loadgen are not built yet. */
+ * planned-only: payload, proxy, dns and loadgen are not built yet. */
 static const char *const runnable_mechanisms[] = {
         "signal.stop",    "signal.term", "signal.kill",   "engine.pause", "engine.kill",
         "engine.restart", "engine.stop", "crash-loop",    "cgroup.cpu",   "net",
-        "link.mtu",       "link.down",   "rlimit.nofile",
+        "link.mtu",       "link.down",   "rlimit.nofile", "mount",
 };
 
 static const char *const fault_status_table[_FAULT_STATUS_MAX] = {

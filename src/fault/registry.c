@@ -22,6 +22,7 @@
         X(fault_link_mtu)                                                                                   \
         X(fault_link_down)                                                                                  \
         X(fault_rlimit_nofile)                                                                              \
+        X(fault_mount)                                                                                      \
         /* one line each, above this one */
 
 #define AS_DECLARATION(m) extern const struct fault_mechanism m;
