@@ -7,6 +7,7 @@
 #include "agent/agent.h"
 #include "basic/exit-code.h"
 #include "fault/guard.h"
+#include "fault/payload.h"
 #include "config.h"
 
 /* mayhem-agent serve [--roles ROLES]: see agent.h. */
@@ -121,6 +122,17 @@ static int guard(int argc, char **argv) {
         return 0;
 }
 
+/* mayhem-agent payload ...: a fault's own code, started by the agent in the
+ * target's cgroups and namespaces (src/fault/payload.h); not for people. */
+static int payload(int argc, char **argv) {
+        struct mh_error e = { 0 };
+        signal(SIGPIPE, SIG_IGN);
+        int r = fault_payload_run(argc - 2, argv + 2, &e);
+        if (r < 0 && e.msg[0])
+                fprintf(stderr, "mayhem-agent payload: %s\n", e.msg);
+        return r < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
         if (argc < 2) {
                 usage(stderr);
@@ -140,6 +152,8 @@ int main(int argc, char **argv) {
         }
         if (strcmp(argv[1], "guard") == 0)
                 return guard(argc, argv);
+        if (strcmp(argv[1], "payload") == 0)
+                return payload(argc, argv);
         fprintf(stderr, "error: [usage] unknown command '%s' (see 'mayhem-agent --help')\n", argv[1]);
         return MH_EXIT_USAGE_ERROR;
 }

@@ -206,7 +206,7 @@ const struct fault_def catalog_faults[] = {
                 .role = AGENT_ROLE_CPU,
                 .resource = RESOURCE_CGROUP,
                 .conflict = CONFLICT_CPU_LOAD,
-                .mechanism = "payload",
+                .mechanism = "payload.cpu",
                 .comp = C_PAYLOAD,
                 PARAMS(P_PCT("percent", 80, 1, 100, "share of the target's CPU allowance to keep busy")),
                 .effect = "burner threads forked into the target's cgroup and namespaces keep percent of "

@@ -12,6 +12,7 @@
 #include <jansson.h>
 #include <netinet/in.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "basic/error.h"
 #include "catalog/catalog.h"
@@ -107,6 +108,10 @@ int fault_exec_bind(
         struct fault_exec *fx, const struct fault_def *def, const json_t *params, const json_t *net,
         struct mh_error *reterr);
 
+/* The params as bound, back to the JSON the plan writes (for the argv of a
+ * guardian or a payload, which bind it again). */
+json_t *fault_params_json(const struct fault_params *p);
+
 /* The value of a parameter the schema gives a value (required, or with a
  * default); naming anything else is a programmer error (assert). */
 const struct param_value *fault_param(const struct fault_exec *fx, const char *name);
@@ -135,6 +140,10 @@ struct fault_look {
         fault_look_fn run;
 };
 
+/* The body of a payload mechanism, run in the payload process (payload.h). */
+struct payload_ctx;
+typedef int (*payload_body_fn)(struct payload_ctx *c, struct mh_error *reterr);
+
 struct fault_mechanism {
         const char *name; /* what catalog entries name in .mechanism */
         /* Its undo needs what apply recorded (fault_record()), not only the
@@ -151,6 +160,13 @@ struct fault_mechanism {
          * fault_lives: sockets, threads, a guardian), which ends the fault
          * where the kernel ties it to them. NULL: the mechanism holds nothing. */
         void (*release)(void *live);
+        /* A payload mechanism (payload.h): the body `mayhem-agent payload`
+         * runs in the target's cgroups and pid namespace, in the further
+         * namespaces of payload_ns (NS_BIT()s of sys/ns.h) and with only the
+         * capabilities of payload_caps (1 << CAP_* bits) left. NULL: none. */
+        payload_body_fn payload;
+        unsigned payload_ns;
+        uint64_t payload_caps;
 };
 
 /* By the name a catalog entry gives; NULL when this version has none. */

@@ -21,6 +21,10 @@ void fault_guard_exe_set(const char *exe) {
         guard_exe = exe;
 }
 
+const char *fault_guard_exe(void) {
+        return guard_exe;
+}
+
 struct fault_guard {
         int fd; /* the write end of its stdin */
         pid_t pid;
@@ -41,23 +45,6 @@ static json_t *net_json(const struct fault_net *n) {
         if (j && n->has_delivery)
                 json_object_set_new(j, "delivery", json_string(net_delivery_to_string(n->delivery)));
         return j;
-}
-
-/* The params as bound, back to the JSON the plan writes. */
-static json_t *params_json(const struct fault_params *p) {
-        json_t *o = json_object();
-        for (size_t i = 0; o && p->def && i < p->def->n_params; i++) {
-                const struct param_value *v = &p->v[i];
-                if (!p->set[i])
-                        continue;
-                json_t *x = v->type == PARAM_INTEGER || v->type == PARAM_DURATION ? json_integer(v->i)
-                            : v->type == PARAM_BYTES || v->type == PARAM_RATE
-                                    ? json_integer((json_int_t)v->u)
-                            : v->type == PARAM_FLOAT || v->type == PARAM_PERCENT ? json_real(v->f)
-                                                                                 : json_string(v->s);
-                json_object_set_new(o, p->def->params[i].name, x);
-        }
-        return o;
 }
 
 static int spawn(const struct fault_exec *fx, int fd, pid_t *ret_pid, char *const *argv) {
@@ -90,7 +77,7 @@ int fault_guard_start(const struct fault_exec *fx, struct fault_guard **ret, str
                         "%s needs a guardian to undo it if we die, and this program has none (only "
                         "mayhem-agent applies it)",
                         fx->def->id);
-        json_t *net = net_json(&fx->net), *params = params_json(&fx->params);
+        json_t *net = net_json(&fx->net), *params = fault_params_json(&fx->params);
         char *net_text = dump(net), *params_text = dump(params), *restore_text = dump(fx->restore);
         struct fault_guard *g = calloc(1, sizeof(*g));
         int r = g && net_text && params_text && restore_text ? 0 : -ENOMEM;

@@ -14,6 +14,8 @@
 /* mayhem-agent sets "/proc/self/exe", tests the built agent. Unset (any
  * other program), faults that need a guardian are refused. */
 void fault_guard_exe_set(const char *exe);
+/* The agent's program (guardians and payloads run it); NULL when unset. */
+const char *fault_guard_exe(void);
 
 struct fault_guard;
 

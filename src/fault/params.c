@@ -170,3 +170,20 @@ const struct param_value *fault_param_opt(const struct fault_exec *fx, const cha
         int i = index_of(fx, name);
         return i >= 0 && fx->params.set[i] ? &fx->params.v[i] : NULL;
 }
+
+/* The params as bound, back to the JSON the plan writes. */
+json_t *fault_params_json(const struct fault_params *p) {
+        json_t *o = json_object();
+        for (size_t i = 0; o && p->def && i < p->def->n_params; i++) {
+                const struct param_value *v = &p->v[i];
+                if (!p->set[i])
+                        continue;
+                json_t *x = v->type == PARAM_INTEGER || v->type == PARAM_DURATION ? json_integer(v->i)
+                            : v->type == PARAM_BYTES || v->type == PARAM_RATE
+                                    ? json_integer((json_int_t)v->u)
+                            : v->type == PARAM_FLOAT || v->type == PARAM_PERCENT ? json_real(v->f)
+                                                                                 : json_string(v->s);
+                json_object_set_new(o, p->def->params[i].name, x);
+        }
+        return o;
+}

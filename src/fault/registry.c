@@ -23,6 +23,7 @@
         X(fault_link_down)                                                                                  \
         X(fault_rlimit_nofile)                                                                              \
         X(fault_mount)                                                                                      \
+        X(fault_payload_cpu)                                                                                \
         /* one line each, above this one */
 
 #define AS_DECLARATION(m) extern const struct fault_mechanism m;

@@ -681,3 +681,15 @@ int ns_net_run_new(ns_net_fn fn, void *arg, struct mh_error *reterr) {
         struct net_visit v = { .pidfd = -EBADF, .fn = fn, .arg = arg, .reterr = reterr };
         return net_visit_run(&v, reterr);
 }
+
+int ns_enter_self(const struct proc_identity *id, unsigned ns_mask, struct mh_error *reterr) {
+        _cleanup_close_ int pidfd = -EBADF, procfd = -EBADF;
+        char msg[REPLY_MSG_MAX] = "";
+        if (!id || (ns_mask & ~NS_ALL_MASK))
+                return mh_error_fail(reterr, -EINVAL, "invalid_argument", "invalid namespace set");
+        int r = target_open(id, &pidfd, &procfd, reterr);
+        if (r < 0)
+                return r;
+        r = child_enter(pidfd, procfd, ns_mask, msg);
+        return r < 0 ? mh_error_fail(reterr, r, r == -ESRCH ? "process_gone" : "namespace", "%s", msg) : 0;
+}

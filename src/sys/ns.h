@@ -133,6 +133,14 @@ int ns_net_run(const struct proc_identity *id, ns_net_fn fn, void *arg, struct m
  * nothing, it goes when the thread exits. -EPERM without CAP_SYS_ADMIN. */
 int ns_net_run_new(ns_net_fn fn, void *arg, struct mh_error *reterr);
 
+/* Enters the namespaces of id named by ns_mask in the calling process
+ * itself, with the pidfd checks and the /proc fallback of ns_run()'s child.
+ * Only for a single-threaded process that is about to do its work there (a
+ * payload right after exec): the mount namespace refuses a multi-threaded
+ * caller, and NS_PID takes effect for the caller's future children only.
+ * -ESRCH when the target is gone; -EPERM / -EINVAL from setns(). */
+int ns_enter_self(const struct proc_identity *id, unsigned ns_mask, struct mh_error *reterr);
+
 /* The inode of /proc/PID/ns/<kind>, checked against id's start time (to record
  * a namespace identity in a lease). -ESRCH when the process is gone. Two
  * processes share a namespace when the inodes are equal (nsfs has a single

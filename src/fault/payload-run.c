@@ -1,0 +1,209 @@
+#include <fcntl.h>
+#include <linux/capability.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "basic/parse-number.h"
+#include "fault/payload.h"
+#include "sys/cgroup.h"
+#include "sys/ns.h"
+
+/* The payload process (payload.h): this side never runs in the agent. */
+
+struct payload_args {
+        const char *fault, *lease, *params;
+        int64_t pid, start, parent;
+};
+
+static int parse(int argc, char **argv, struct payload_args *a) {
+        for (int i = 0; i + 1 < argc; i += 2) {
+                const char *k = argv[i], *v = argv[i + 1];
+                int r = 0;
+                if (strcmp(k, "--fault") == 0)
+                        a->fault = v;
+                else if (strcmp(k, "--lease") == 0)
+                        a->lease = v;
+                else if (strcmp(k, "--params") == 0)
+                        a->params = v;
+                else if (strcmp(k, "--pid") == 0)
+                        r = parse_int64(v, &a->pid);
+                else if (strcmp(k, "--start") == 0)
+                        r = parse_int64(v, &a->start);
+                else if (strcmp(k, "--parent") == 0)
+                        r = parse_int64(v, &a->parent);
+                if (r < 0)
+                        return r;
+        }
+        return a->fault && a->lease && a->params && a->pid > 0 && a->pid <= INT32_MAX && a->start >= 0 &&
+                               a->parent > 0
+                       ? 0
+                       : -EINVAL;
+}
+
+static void say(int fd, const char *word, const char *fmt, va_list ap) {
+        char line[PAYLOAD_LINE_MAX];
+        int n = snprintf(line, sizeof(line), "%s ", word);
+        vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
+        for (char *p = line; *p; p++)
+                if (*p == '\n')
+                        *p = ' ';
+        size_t len = strlen(line);
+        line[len++] = '\n';
+        ssize_t w = write(fd, line, len);
+        (void)w;
+}
+
+void payload_ready(struct payload_ctx *c, const char *fmt, ...) {
+        va_list ap;
+        if (c->ready_sent)
+                return;
+        c->ready_sent = true;
+        va_start(ap, fmt);
+        say(c->out, "ready", fmt, ap);
+        va_end(ap);
+}
+
+void payload_progress(struct payload_ctx *c, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        say(c->out, "progress", fmt, ap);
+        va_end(ap);
+}
+
+bool payload_stopped(struct payload_ctx *c, int ms) {
+        struct pollfd p = { .fd = c->in, .events = POLLIN };
+        int r;
+        while ((r = poll(&p, 1, ms)) < 0 && errno == EINTR)
+                ;
+        return r != 0;
+}
+
+_printf_(3, 4) static void sayf(int fd, const char *word, const char *fmt, ...) {
+        va_list ap;
+        va_start(ap, fmt);
+        say(fd, word, fmt, ap);
+        va_end(ap);
+}
+
+static void report_error(const struct mh_error *e) {
+        sayf(STDOUT_FILENO, "error", "%s", e->msg[0] ? e->msg : "the payload failed");
+}
+
+/* Only the capabilities in keep (1 << CAP_* bits), and no way to gain any. */
+static int drop_capabilities(uint64_t keep, struct mh_error *reterr) {
+        struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
+        struct __user_cap_data_struct d[2] = { 0 };
+        for (int i = 0; i < 2; i++)
+                d[i].effective = d[i].permitted = (uint32_t)(keep >> (32 * i));
+        if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || syscall(SYS_capset, &h, d) < 0)
+                return mh_error_fail(
+                        reterr, negative_errno(), "payload", "cannot drop capabilities: %s",
+                        strerror(errno));
+        return 0;
+}
+
+/* The parent is still there: the pipe it holds the write end of (alone,
+ * since the child closed its copy) has not hung up. getppid() cannot tell:
+ * the parent is outside the pid namespace the body is in, so it reads 0. */
+static bool parent_alive(int lifeline) {
+        struct pollfd p = { .fd = lifeline, .events = POLLIN };
+        return poll(&p, 1, 0) == 0;
+}
+
+/* The forked body, in the target's pid namespace; never returns. */
+_noreturn_ static void body_main(const struct fault_exec *fx, int lifeline) {
+        struct mh_error e = { 0 };
+        struct payload_ctx c = { .fx = fx, .in = STDIN_FILENO, .out = STDOUT_FILENO };
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || !parent_alive(lifeline))
+                _exit(1);
+        close(lifeline);
+        fcntl(STDOUT_FILENO, F_SETFL, O_NONBLOCK);
+        int r = drop_capabilities(fx->mech->payload_caps, &e);
+        if (r >= 0)
+                r = fx->mech->payload(&c, &e);
+        if (r < 0)
+                report_error(&e);
+        _exit(r < 0 ? 1 : 0);
+}
+
+static int oom_first(struct mh_error *reterr) {
+        int fd = open("/proc/self/oom_score_adj", O_WRONLY | O_CLOEXEC);
+        ssize_t n = fd >= 0 ? write(fd, "1000", 4) : -1;
+        int r = n == 4 ? 0 : negative_errno();
+        if (fd >= 0)
+                close(fd);
+        return r < 0 ? mh_error_fail(reterr, r, "payload", "oom_score_adj: %s", strerror(-r)) : 0;
+}
+
+/* Into the target's cgroups and namespaces, then the body in a child (the
+ * pid namespace takes effect for children only); waits for it. */
+static int enter_and_run(struct fault_exec *fx, struct mh_error *reterr) {
+        int r = oom_first(reterr);
+        if (r >= 0)
+                r = cgroup_join(&fx->target.main, getpid(), reterr);
+        if (r >= 0)
+                r = ns_enter_self(&fx->target.main, NS_BIT(NS_PID) | fx->mech->payload_ns, reterr);
+        if (r < 0)
+                return r;
+        int lifeline[2];
+        if (pipe2(lifeline, O_CLOEXEC) < 0)
+                return mh_error_fail(reterr, negative_errno(), "payload", "pipe: %s", strerror(errno));
+        pid_t child = fork();
+        if (child < 0)
+                return mh_error_fail(reterr, negative_errno(), "payload", "fork: %s", strerror(errno));
+        if (child == 0) {
+                close(lifeline[1]);
+                body_main(fx, lifeline[0]);
+        }
+        close(lifeline[0]);
+        int status = 0;
+        while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+                ;
+        return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
+}
+
+static int bind_lease(
+        const struct payload_args *a, json_t *params, struct fault_exec *fx, struct mh_error *reterr) {
+        const struct fault_def *def = catalog_find(a->fault);
+        if (!def)
+                return mh_error_fail(reterr, -EINVAL, "payload", "no fault %s in the catalog", a->fault);
+        int r = fault_exec_bind(fx, def, params, NULL, reterr);
+        if (r < 0)
+                return r;
+        if (!fx->mech || !fx->mech->payload)
+                return mh_error_fail(reterr, -EOPNOTSUPP, "payload", "%s has no payload", a->fault);
+        snprintf(fx->target.engine, sizeof(fx->target.engine), "host");
+        snprintf(fx->target.container_name, sizeof(fx->target.container_name), "pid %d", (int)a->pid);
+        fx->target.main = (struct proc_identity){ .pid = (pid_t)a->pid, .start_time = (uint64_t)a->start };
+        return 0;
+}
+
+int fault_payload_run(int argc, char **argv, struct mh_error *reterr) {
+        struct payload_args a = { 0 };
+        struct fault_exec fx = { 0 };
+        int r = 0;
+        /* First, so an agent that dies from here on takes us with it. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || parse(argc, argv, &a) < 0 || getppid() != a.parent)
+                r = mh_error_fail(
+                        reterr, -EINVAL, "usage",
+                        "payload needs --fault, --lease, --pid, --start, --parent (its agent) and --params");
+        json_t *params = r < 0 ? NULL : json_loads(a.params, 0, NULL);
+        if (r >= 0 && !json_is_object(params))
+                r = mh_error_fail(reterr, -EINVAL, "usage", "payload: --params takes a JSON object");
+        fx.lease_id = a.lease;
+        if (r >= 0)
+                r = bind_lease(&a, params, &fx, reterr);
+        if (r >= 0)
+                r = enter_and_run(&fx, reterr);
+        if (r < 0 && r != -ECHILD)
+                report_error(reterr);
+        json_decref(params);
+        return r;
+}
