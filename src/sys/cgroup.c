@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <linux/magic.h>
 #include <linux/openat2.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/statfs.h>
@@ -510,31 +511,63 @@ static int parse_quota_field(const char *s, int64_t *ret) {
         return 0;
 }
 
+static const char *v1_path_of(const struct cgroup_info *info, const char *controller) {
+        static const struct {
+                const char *name;
+                size_t offset;
+        } paths[] = {
+                { "cpu", offsetof(struct cgroup_info, v1_cpu) },
+                { "cpuacct", offsetof(struct cgroup_info, v1_cpuacct) },
+                { "memory", offsetof(struct cgroup_info, v1_memory) },
+                { "freezer", offsetof(struct cgroup_info, v1_freezer) },
+                { "pids", offsetof(struct cgroup_info, v1_pids) },
+                { "blkio", offsetof(struct cgroup_info, v1_blkio) },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(paths); i++)
+                if (streq(paths[i].name, controller))
+                        return (const char *)info + paths[i].offset;
+        return NULL;
+}
+
+int cgroup_controller_dir_open(
+        const struct proc_identity *target, const char *controller, int *ret_fd, bool *ret_v2,
+        char *ret_path, size_t path_size, struct mh_error *reterr) {
+        _cleanup_free_ char *mountinfo = NULL;
+        struct cgroup_info info;
+        char dir[CGROUP_PATH_MAX], root[CGROUP_PATH_MAX];
+        const char *v1 = NULL;
+        int r = cgroup_of_process(target, &info, reterr);
+        if (r < 0 || (r = read_mountinfo(&mountinfo, reterr)) < 0)
+                return r;
+        if (!(v1 = v1_path_of(&info, controller)))
+                return mh_error_fail(reterr, -EINVAL, "cgroup", "unknown cgroup controller %s", controller);
+        if (v1[0] && cgroup_mount_parse(mountinfo, controller, dir, sizeof(dir), root, sizeof(root)) >= 0) {
+                *ret_v2 = false;
+                if (ret_path)
+                        snprintf(ret_path, path_size, "%s", v1);
+                return hierarchy_dir_open(mountinfo, controller, v1, ret_fd, reterr);
+        }
+        if (!info.v2)
+                return mh_error_fail(
+                        reterr, -ENOENT, "cgroup",
+                        "process %d: no %s controller (neither a v1 %s hierarchy nor cgroup2)",
+                        (int)target->pid, controller, controller);
+        *ret_v2 = true;
+        if (ret_path)
+                snprintf(ret_path, path_size, "%s", info.unified);
+        return hierarchy_dir_open(mountinfo, NULL, info.unified, ret_fd, reterr);
+}
+
+int cgroup_knob_read(int dirfd, const char *name, char *buf, size_t size) {
+        return knob_read(dirfd, name, buf, size);
+}
+
 /* The directory of target's cpu controller: the v1 cpu hierarchy if there is
  * one, else the v2 group (which then must offer cpu.max). */
 static int cpu_dir_open(
         const struct proc_identity *target, int *ret_fd, bool *ret_v2, char *ret_path, size_t path_size,
         struct mh_error *reterr) {
-        _cleanup_free_ char *mountinfo = NULL;
-        struct cgroup_info info;
-        char dir[CGROUP_PATH_MAX], root[CGROUP_PATH_MAX];
-        int r = cgroup_of_process(target, &info, reterr);
-        if (r < 0 || (r = read_mountinfo(&mountinfo, reterr)) < 0)
-                return r;
-        if (info.v1_cpu[0] &&
-            cgroup_mount_parse(mountinfo, "cpu", dir, sizeof(dir), root, sizeof(root)) >= 0) {
-                *ret_v2 = false;
-                snprintf(ret_path, path_size, "%s", info.v1_cpu);
-                return hierarchy_dir_open(mountinfo, "cpu", info.v1_cpu, ret_fd, reterr);
-        }
-        if (!info.v2)
-                return mh_error_fail(
-                        reterr, -ENOENT, "cgroup",
-                        "process %d: no cpu controller (neither a v1 cpu hierarchy nor cgroup2)",
-                        (int)target->pid);
-        *ret_v2 = true;
-        snprintf(ret_path, path_size, "%s", info.unified);
-        return hierarchy_dir_open(mountinfo, NULL, info.unified, ret_fd, reterr);
+        return cgroup_controller_dir_open(target, "cpu", ret_fd, ret_v2, ret_path, path_size, reterr);
 }
 
 int cgroup_cpu_quota(

@@ -53,6 +53,19 @@ int cgroup_cpu_quota(
         const struct proc_identity *target, int64_t *ret_quota_us, int64_t *ret_period_us,
         struct mh_error *reterr);
 
+/* Opens target's cgroup directory for controller ("cpu", "cpuacct",
+ * "memory", "freezer", "pids", "blkio"): the v1 hierarchy of that controller
+ * when one is mounted and target has a line for it (*ret_v2 false), else the
+ * unified group (*ret_v2 true; whether it offers the controller's knobs is
+ * the caller's to check). ret_path (may be NULL) gets the cgroup's path.
+ * -ENOENT when neither exists. Readers of one controller's knobs live in
+ * their own files (cgroup-cpu.c, cgroup-memory.c, ...) on top of this. */
+int cgroup_controller_dir_open(
+        const struct proc_identity *target, const char *controller, int *ret_fd, bool *ret_v2,
+        char *ret_path, size_t path_size, struct mh_error *reterr);
+/* The first line of knob name in a cgroup directory (its newline cut). */
+int cgroup_knob_read(int dirfd, const char *name, char *buf, size_t size);
+
 /* Parsers, exported for tests and for text read inside a container. */
 
 /* The text of /proc/PID/cgroup -> ret. -EINVAL on a malformed line. */
