@@ -69,6 +69,8 @@ static const char *const slow_query_mode_choices[] = { "latency", "timeout", NUL
 #define C_CPU          COMP("cgroup.restore_cpu", "cgroup.cpu_restored", "cgroup.cpu_limited")
 #define C_NOFILE       COMP("rlimit.restore_nofile", "rlimit.nofile_restored", "rlimit.nofile_lowered")
 #define C_PAYLOAD      COMP("payload.kill", "payload.gone", "payload.running")
+/* Held threads or children: the effect is the pids cgroup measured full. */
+#define C_PIDS COMP("payload.kill", "payload.gone", "pids.exhausted")
 #define C_PAYLOAD_FILES                                                                                     \
         COMP(P2("payload.kill", "files.remove"), P2("payload.gone", "files.gone"), "payload.running")
 #define C_NFT COMP("nft.table_delete", "net.clean", "nft.rules_present")
@@ -1369,13 +1371,21 @@ const struct fault_def catalog_faults[] = {
                 .risk = RISK_HIGH,
                 .max_duration_s = 300,
                 .node_kinds = NK_PROC | NK_CTR | NK_SVC,
-                .needs = 0,
+                .needs = NEED_CGROUP,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .role = AGENT_ROLE_PROC,
-                .resource = RESOURCE_PROCESS,
+                .resource = RESOURCE_CGROUP,
                 .conflict = CONFLICT_DESCRIPTORS,
-                REFUSED("needs a fork-holder payload in the target's pid namespace bounded by pids.max",
-                        "use fd.exhaust to exhaust a per-process limit"),
+                .mechanism = "payload.children",
+                .comp = C_PIDS,
+                PARAMS(
+                        P_INT("children", 256, 1, 4096,
+                              "most children to hold; fewer when the cgroup's pids.max is reached first")),
+                .effect = "a payload forked into the target's cgroup and pid namespace forks children that "
+                          "block on a pipe until pids.current reaches pids.max (or children are held), so "
+                          "the target's next fork fails with EAGAIN; refused when pids.max is max",
+                .undo = PAYLOAD_UNDO ", and its children with it (PR_SET_PDEATHSIG, argv scan)",
+                .verify = PAYLOAD_VERIFY,
         },
         {
                 .id = "process.crash_loop",
@@ -1471,13 +1481,22 @@ const struct fault_def catalog_faults[] = {
                 .risk = RISK_HIGH,
                 .max_duration_s = 300,
                 .node_kinds = NK_PROC | NK_CTR | NK_SVC,
-                .needs = 0,
+                .needs = NEED_CGROUP,
                 .reversibility = REVERSIBILITY_REVERSIBLE,
                 .role = AGENT_ROLE_PROC,
-                .resource = RESOURCE_PROCESS,
+                .resource = RESOURCE_CGROUP,
                 .conflict = CONFLICT_DESCRIPTORS,
-                REFUSED("needs a thread-holder payload in the target's cgroup bounded by pids.max",
-                        "use fd.exhaust to exhaust a per-process limit"),
+                .mechanism = "payload.threads",
+                .comp = C_PIDS,
+                PARAMS(
+                        P_INT("threads", 512, 1, 65536,
+                              "most threads to hold; fewer when the cgroup's pids.max is reached first")),
+                .effect = "a payload forked into the target's cgroup holds threads (32 KiB stacks, blocked "
+                          "on a pipe) until pids.current reaches pids.max (or threads are held), so the "
+                          "target's next pthread_create or fork fails with EAGAIN; refused when pids.max "
+                          "is max",
+                .undo = PAYLOAD_UNDO ", and its threads with it",
+                .verify = PAYLOAD_VERIFY,
         },
         {
                 .id = "tls.certificate_expired",

@@ -769,7 +769,8 @@ static void test_caps_default(void **state) {
         assert_true(json_is_false(json_object_get(j, "host_targets")));
         json_decref(j);
         assert_string_equal(caps, "[\"fault_inject\",\"fault_undo\",\"probe_run\",\"resource_access\"]");
-        assert_string_equal(res, "[\"process\",\"mount\"]");
+        /* process.thread_exhaust and child_exhaust are the proc role's: their payload joins the cgroup. */
+        assert_string_equal(res, "[\"process\",\"cgroup\",\"mount\"]");
         /* fd.exhaust is the fs role's: its resource (the target's process) comes with it. */
         assert_non_null(strstr(faults, "\"fd.exhaust\""));
         assert_non_null(strstr(faults, "\"proc.pause\""));

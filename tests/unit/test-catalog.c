@@ -30,6 +30,8 @@ static const char *const executable_ids[] = {
         "fs.io_stress",
         "fs.read_only",
         "fd.exhaust",
+        "process.thread_exhaust",
+        "process.child_exhaust",
         "load.spike",
         "net.load",
         "fuzz.protocol_abuse",
@@ -124,7 +126,7 @@ static void test_ids_sorted_unique(void **state) {
 static void test_executable_ids_present(void **state) {
         size_t n_executable = 0;
 
-        assert_int_equal(ELEMENTSOF(executable_ids), 48);
+        assert_int_equal(ELEMENTSOF(executable_ids), 50);
         for (size_t i = 0; i < ELEMENTSOF(executable_ids); i++) {
                 const struct fault_def *f = catalog_find(executable_ids[i]);
                 if (!f)
