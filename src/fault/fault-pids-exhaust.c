@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/wait.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "fault/live.h"
@@ -22,7 +22,9 @@
  * and the kernel does the same when the body dies. Children also carry
  * PR_SET_PDEATHSIG(SIGKILL), and keep the payload's argv, so payload.kill
  * finds any left in the cgroup. The body tops the headroom up every
- * REFILL_MS, so pids the target frees meanwhile are taken back. */
+ * REFILL_MS, so pids the target frees meanwhile are taken back (a child
+ * killed by someone else stays a zombie of the payload process until it
+ * ends, its pid still charged: nothing to top up). */
 
 #define HOLD_STACK (32 * 1024) /* a holder only blocks in read(2) */
 #define REFILL_MS  50
@@ -63,15 +65,21 @@ static int start_thread(struct holder *h) {
         return -pthread_create(&t, &h->attr, hold_thread, (void *)(intptr_t)h->gate[0]);
 }
 
+/* CLONE_PARENT: the child is the payload process's, not the body's, though
+ * in the target's pid namespace like the body. Orphans are adopted by the
+ * reaper of their dead parent's namespace: children of the body would go
+ * to the target's pid 1, which may never reap them (a shell, an app that
+ * is no init), and their zombies would hold the pids after the fault.
+ * The payload process reaps them when the body ends; when it is killed
+ * too (the agent died), the host's init does. */
 static int start_child(struct holder *h) {
-        pid_t parent = getpid();
-        pid_t pid = fork();
+        pid_t pid = (pid_t)syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, NULL, NULL, 0);
         if (pid < 0)
                 return -errno;
         if (pid == 0) {
-                /* The body may have died between fork and prctl: then go. */
-                if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
-                        _exit(0);
+                /* The payload process died before prctl: the body, killed
+                 * with it, has closed the gate, so read returns 0 at once. */
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
                 close(h->gate[1]);
                 close(h->c->in);
                 close(h->c->out);
@@ -91,12 +99,6 @@ static void fill(struct holder *h) {
                 }
                 h->held++;
         }
-}
-
-/* Children that died (someone killed them) give their pid back to fill. */
-static void reap(struct holder *h) {
-        while (h->kind == HOLD_CHILDREN && waitpid(-1, NULL, WNOHANG) > 0)
-                h->held--;
 }
 
 static void pids_text(const struct payload_ctx *c, char *buf, size_t size) {
@@ -132,7 +134,6 @@ static int hold(struct holder *h, struct mh_error *reterr) {
                         strerror(h->last_errno));
         say(h, true);
         for (int64_t last = h->held; !payload_stopped(h->c, REFILL_MS); last = h->held) {
-                reap(h);
                 fill(h);
                 if (h->held != last)
                         say(h, false);

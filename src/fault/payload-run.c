@@ -166,6 +166,11 @@ static int enter_and_run(struct fault_exec *fx, struct mh_error *reterr) {
         int status = 0;
         while (waitpid(child, &status, 0) < 0 && errno == EINTR)
                 ;
+        /* Processes a body cloned with CLONE_PARENT are ours (the children
+         * of process.child_exhaust): reaped here, once they see the body
+         * gone, so their zombies leave no pid charged to the target. */
+        while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
+                ;
         return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
 }
 
