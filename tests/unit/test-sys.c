@@ -19,6 +19,7 @@
 #include "basic/error.h"
 #include "basic/macro.h"
 #include "sys/cgroup.h"
+#include "sys/cgroup-pids.h"
 #include "sys/nft.h"
 #include "sys/ns.h"
 #include "sys/process.h"
@@ -359,6 +360,21 @@ static void test_ns_kind_strings(void **state) {
 
 /* ---- cgroup parsers ---- */
 
+/* pids.max: "max" or a count, the same on v1 and v2. */
+static void test_cgroup_pids_max(void **state) {
+        int64_t v = 0;
+        assert_int_equal(cgroup_pids_max_parse("max", &v), 0);
+        assert_int_equal(v, CGROUP_PIDS_UNLIMITED);
+        assert_int_equal(cgroup_pids_max_parse("64", &v), 0);
+        assert_int_equal(v, 64);
+        assert_int_equal(cgroup_pids_max_parse("0", &v), 0);
+        assert_int_equal(v, 0);
+        assert_int_equal(cgroup_pids_max_parse("-1", &v), -EINVAL);
+        assert_int_equal(cgroup_pids_max_parse("", &v), -EINVAL);
+        assert_int_equal(cgroup_pids_max_parse("maxx", &v), -EINVAL);
+        assert_int_equal(cgroup_pids_max_parse("12 ", &v), -EINVAL);
+}
+
 static void test_cgroup_parse_hybrid(void **state) {
         /* This machine's Docker container: v1 controllers, v2 mounted beside. */
         static const char text[] = "9:name=systemd:/docker/abc\n"
@@ -530,6 +546,7 @@ int main(void) {
                 cmocka_unit_test(test_ns_run_fd),
                 cmocka_unit_test(test_ns_inode_self),
                 cmocka_unit_test(test_ns_kind_strings),
+                cmocka_unit_test(test_cgroup_pids_max),
                 cmocka_unit_test(test_cgroup_parse_hybrid),
                 cmocka_unit_test(test_cgroup_parse_v2_and_combined),
                 cmocka_unit_test(test_cgroup_parse_malformed),
