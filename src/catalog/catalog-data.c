@@ -71,6 +71,8 @@ static const char *const slow_query_mode_choices[] = { "latency", "timeout", NUL
 #define C_PAYLOAD      COMP("payload.kill", "payload.gone", "payload.running")
 /* Held threads or children: the effect is the pids cgroup measured full. */
 #define C_PIDS COMP("payload.kill", "payload.gone", "pids.exhausted")
+/* Paced I/O: the effect is the payload's storage I/O measured by the kernel. */
+#define C_IO COMP("payload.kill", "payload.gone", "io.moving")
 #define C_PAYLOAD_FILES                                                                                     \
         COMP(P2("payload.kill", "files.remove"), P2("payload.gone", "files.gone"), "payload.running")
 #define C_NFT COMP("nft.table_delete", "net.clean", "nft.rules_present")
@@ -680,8 +682,8 @@ const struct fault_def catalog_faults[] = {
                 .role = AGENT_ROLE_FS,
                 .resource = RESOURCE_MOUNT,
                 .conflict = CONFLICT_FS_SPACE,
-                .mechanism = "payload",
-                .comp = C_PAYLOAD_FILES,
+                .mechanism = "payload.io",
+                .comp = C_IO,
                 PARAMS(P_INT("workers", 1, 1, 8, "parallel I/O workers"),
                        P_BYTES("io_bytes", 64 * MIB, MIB, GIB, "bytes each worker moves per pass"),
                        P_INT_OPT("read_mb_s", 1, 512, "read pace per worker, MiB/s; unpaced when absent"),
@@ -691,11 +693,12 @@ const struct fault_def catalog_faults[] = {
                        P_DUR_OPT(
                                "seconds", 1000, 120000,
                                "how long the workers run; the fault's duration when absent")),
-                .effect = "workers paced read/write workers forked into the target's mount namespace and "
-                          "cgroup "
-                          "move io_bytes in block_size blocks at up to read_mb_s / write_mb_s",
-                .undo = "SIGKILL the workers through their pidfds and unlink their scratch files",
-                .verify = "no worker pid remains in the target's cgroup.procs and no scratch file remains",
+                .effect = "workers writer and reader threads of a payload in the target's cgroups and mount "
+                          "namespace move io_bytes files (unlinked O_TMPFILE under /tmp, else /; O_DIRECT "
+                          "where the filesystem takes it) in block_size blocks, each paced to write_mb_s / "
+                          "read_mb_s",
+                .undo = PAYLOAD_UNDO "; the kernel frees the unlinked files with it",
+                .verify = PAYLOAD_VERIFY,
         },
         {
                 .id = "fs.permission_failure",

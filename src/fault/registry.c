@@ -26,6 +26,7 @@
         X(fault_payload_cpu)                                                                                \
         X(fault_payload_threads)                                                                            \
         X(fault_payload_children)                                                                           \
+        X(fault_payload_io)                                                                                 \
         /* one line each, above this one */
 
 #define AS_DECLARATION(m) extern const struct fault_mechanism m;

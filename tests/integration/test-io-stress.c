@@ -1,0 +1,203 @@
+/* fs.io_stress on a real dockerd, with the real agent, at two settings:
+ * one worker writing and reading at 20 MiB/s each, and two workers writing
+ * at 8 MiB/s each. The test measures the rates itself over 3 s from the
+ * kernel's task I/O accounting of the payload's processes (/proc/PID/io,
+ * found by their argv), checks that the device saw at least those bytes
+ * (/sys/block/DEV/stat: O_DIRECT I/O reaches the disk; other I/O of the
+ * host can only add to it), that the payload's unlinked files take their
+ * space on the container's root filesystem meanwhile, and after undo that
+ * no payload is left and the space is back. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "agent/agent-client.h"
+#include "basic/clock.h"
+#include "common/agent-lease.h"
+#include "common/run-command.h"
+#include "engine/engine.h"
+
+#define IMAGE     "mayhem-test-busybox:latest"
+#define WINDOW_MS 3000
+#define MIB       1048576.0
+
+static struct engine *engine;
+static char container[64];
+static struct agent_client *agent;
+static unsigned next_id;
+
+static bool run_ok(const char *const *argv) {
+        struct cmd_result r = run_command(NULL, argv);
+        bool ok = r.exit == 0;
+        cmd_result_done(&r);
+        return ok;
+}
+
+static pid_t main_pid(const char *name) {
+        struct engine_container c;
+        return engine_container_inspect(engine, name, &c, NULL) >= 0 && c.running ? c.pid : 0;
+}
+
+/* The pids whose argv names lease (the payload process and its body). */
+static size_t payload_pids(const char *lease, pid_t *pids, size_t max) {
+        char pattern[96];
+        snprintf(pattern, sizeof(pattern), "mayhem-agent payload .*--lease %s", lease);
+        struct cmd_result r = run_command(NULL, (const char *const[]){ "pgrep", "-f", pattern, NULL });
+        size_t n = 0;
+        for (char *save = NULL, *l = strtok_r(r.out ? r.out : "", "\n", &save); l && n < max;
+             l = strtok_r(NULL, "\n", &save))
+                pids[n++] = (pid_t)strtol(l, NULL, 10);
+        cmd_result_done(&r);
+        return n;
+}
+
+static void io_sum(const pid_t *pids, size_t n, double *rd, double *wr) {
+        *rd = *wr = 0;
+        for (size_t i = 0; i < n; i++) {
+                char path[64], line[128];
+                unsigned long long v;
+                snprintf(path, sizeof(path), "/proc/%d/io", (int)pids[i]);
+                FILE *f = fopen(path, "re");
+                while (f && fgets(line, sizeof(line), f))
+                        if (sscanf(line, "read_bytes: %llu", &v) == 1)
+                                *rd += (double)v;
+                        else if (sscanf(line, "write_bytes: %llu", &v) == 1)
+                                *wr += (double)v;
+                if (f)
+                        fclose(f);
+        }
+}
+
+/* Sectors read and written of the block device holding path (its whole
+ * disk's stat when path is on a partition). */
+static void dev_sectors(const char *path, double *rd, double *wr) {
+        struct stat st;
+        char sys[128], line[256];
+        *rd = *wr = 0;
+        if (stat(path, &st) < 0)
+                return;
+        snprintf(sys, sizeof(sys), "/sys/dev/block/%u:%u/stat", major(st.st_dev), minor(st.st_dev));
+        FILE *f = fopen(sys, "re");
+        unsigned long long v[8];
+        if (f && fgets(line, sizeof(line), f) &&
+            sscanf(line, "%llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                   &v[6]) == 7) {
+                *rd = (double)v[2] * 512;
+                *wr = (double)v[6] * 512;
+        }
+        if (f)
+                fclose(f);
+}
+
+static double free_bytes(pid_t pid) {
+        char path[64];
+        struct statvfs s;
+        snprintf(path, sizeof(path), "/proc/%d/root/", (int)pid);
+        return statvfs(path, &s) == 0 ? (double)s.f_bavail * (double)s.f_frsize : -1;
+}
+
+static void call(json_t *l, const char *phase, json_t **ret) {
+        struct mh_error e = { 0 };
+        if (agent_lease_call(agent, l, phase, ret, &e) < 0)
+                fail_msg("%s: %s", phase, e.msg);
+}
+
+/* The rates over WINDOW_MS within 15% of want (MiB/s, all workers); files
+ * the MiB the payload's unlinked files take meanwhile. */
+static void stress(const char *params, double want_wr, double want_rd, double files) {
+        json_t *id = NULL, *res = NULL;
+        struct mh_error e = { 0 };
+        char lease[48];
+        pid_t pids[8], pid = main_pid(container);
+        if (agent_lease_resolve(agent, "docker", container, &id, &e) < 0)
+                fail_msg("target.resolve: %s", e.msg);
+        snprintf(lease, sizeof(lease), "l-io-%08x%04x", (unsigned)getpid(), ++next_id);
+        json_t *l = agent_lease_new(lease, "fs.io_stress", id, params, NULL);
+        assert_non_null(l);
+        double free_before = free_bytes(pid);
+        call(l, "inject", NULL);
+        sleep_ms(1500); /* a reader's file is written once first, unpaced */
+        size_t n = payload_pids(lease, pids, 8);
+        assert_true(n >= 1);
+        double r0, w0, r1, w1, dr0, dw0, dr1, dw1, t0 = monotonic_ms();
+        io_sum(pids, n, &r0, &w0);
+        dev_sectors("/var/lib/docker", &dr0, &dw0);
+        sleep_ms(WINDOW_MS);
+        io_sum(pids, n, &r1, &w1);
+        dev_sectors("/var/lib/docker", &dr1, &dw1);
+        double s = (monotonic_ms() - t0) / 1000.0, wr = (w1 - w0) / MIB / s, rd = (r1 - r0) / MIB / s;
+        print_message(
+                "%s: write %.2f MiB/s (asked %.0f), read %.2f MiB/s (asked %.0f) over %.1f s; the "
+                "device: write %.2f, read %.2f MiB/s\n",
+                params, wr, want_wr, rd, want_rd, s, (dw1 - dw0) / MIB / s, (dr1 - dr0) / MIB / s);
+        assert_true(wr >= want_wr * 0.85 && wr <= want_wr * 1.15 + 0.01);
+        assert_true(rd >= want_rd * 0.85 && rd <= want_rd * 1.15 + 0.01);
+        assert_true((dw1 - dw0) >= (w1 - w0) * 0.9);
+        double free_during = free_bytes(pid);
+        call(l, "effect", &res);
+        print_message("effect: %s\n", json_string_value(json_object_get(res, "detail")));
+        assert_true(json_is_true(json_object_get(res, "in_force")));
+        json_decref(res);
+        call(l, "undo", NULL);
+        call(l, "verify", &res);
+        assert_true(json_is_true(json_object_get(res, "verified")));
+        assert_int_equal(payload_pids(lease, pids, 8), 0);
+        double free_after = free_bytes(pid);
+        print_message(
+                "free space of the container's root: %.1f MiB before, %.1f MiB less during the "
+                "fault (its files: %.0f MiB), %.1f MiB less after undo\n",
+                free_before / MIB, (free_before - free_during) / MIB, files,
+                (free_before - free_after) / MIB);
+        assert_true(free_before > 0);
+        assert_true(free_before - free_during >= files * MIB * 0.9);
+        assert_true(free_after >= free_before - 8 * MIB);
+        json_decref(res);
+        json_decref(l);
+        json_decref(id);
+}
+
+static void test_one_worker_both(void **state) {
+        (void)state;
+        stress("{\"write_mb_s\": 20, \"read_mb_s\": 20, \"io_bytes\": 33554432}", 20, 20, 64);
+}
+
+static void test_two_writers(void **state) {
+        (void)state;
+        stress("{\"workers\": 2, \"op\": \"write\", \"write_mb_s\": 8, \"io_bytes\": 16777216}", 16, 0, 32);
+}
+
+int main(void) {
+        struct mh_error e = { 0 };
+        if (geteuid() != 0 || engine_open(ENGINE_DOCKER, NULL, &engine, NULL) < 0)
+                return 77;
+        snprintf(container, sizeof(container), "mayhem-io-%d", (int)getpid());
+        if (!run_ok((const char *const[]){ "docker", "run", "-d", "--name", container, IMAGE, NULL }))
+                return 1;
+        struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT_BIN"),
+                                          .roles = "fs",
+                                          .run_id = "io" };
+        int failed = 1;
+        if (agent_client_start(&o, &agent, &e) < 0)
+                fprintf(stderr, "agent: %s\n", e.msg);
+        else {
+                const struct CMUnitTest tests[] = {
+                        cmocka_unit_test(test_one_worker_both),
+                        cmocka_unit_test(test_two_writers),
+                };
+                failed = cmocka_run_group_tests(tests, NULL, NULL);
+                agent = agent_client_stop(agent);
+        }
+        run_ok((const char *const[]){ "docker", "rm", "-f", container, NULL });
+        engine_free(engine);
+        return failed;
+}
