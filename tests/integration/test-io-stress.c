@@ -6,13 +6,15 @@
  * (/sys/block/DEV/stat: O_DIRECT I/O reaches the disk; other I/O of the
  * host can only add to it), that the payload's unlinked files take their
  * space on the container's root filesystem meanwhile, and after undo that
- * no payload is left and the space is back. */
+ * no payload is left and the space is back; with the agent SIGKILLed, the
+ * same within 1 s. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,6 +178,46 @@ static void test_two_writers(void **state) {
         stress("{\"workers\": 2, \"op\": \"write\", \"write_mb_s\": 8, \"io_bytes\": 16777216}", 16, 0, 32);
 }
 
+/* The agent SIGKILLed mid-fault: the payload is gone within 1 s, and the
+ * space of its unlinked files with it, with no undo. */
+static void test_agent_killed(void **state) {
+        (void)state;
+        struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT_BIN"),
+                                          .roles = "fs",
+                                          .run_id = "io-kill" };
+        struct agent_client *a = NULL;
+        struct mh_error e = { 0 };
+        json_t *id = NULL;
+        char lease[48];
+        pid_t pids[8], pid = main_pid(container);
+        if (agent_client_start(&o, &a, &e) < 0 || agent_lease_resolve(a, "docker", container, &id, &e) < 0)
+                fail_msg("agent: %s", e.msg);
+        snprintf(lease, sizeof(lease), "l-io-%08x%04x", (unsigned)getpid(), ++next_id);
+        json_t *l = agent_lease_new(
+                lease, "fs.io_stress", id, "{\"op\": \"write\", \"write_mb_s\": 20, \"io_bytes\": 33554432}",
+                NULL);
+        double free_before = free_bytes(pid);
+        if (agent_lease_call(a, l, "inject", NULL, &e) < 0)
+                fail_msg("inject: %s", e.msg);
+        sleep_ms(2000);
+        double used = free_before - free_bytes(pid);
+        kill(agent_client_pid(a), SIGKILL);
+        double t0 = monotonic_ms(), gone = -1;
+        while (monotonic_ms() - t0 < 1000 && gone < 0)
+                if (payload_pids(lease, pids, 8) == 0 && free_bytes(pid) >= free_before - 8 * MIB)
+                        gone = monotonic_ms() - t0;
+                else
+                        sleep_ms(10);
+        print_message(
+                "agent SIGKILLed with %.1f MiB of files held: payload and space gone after %.0f ms\n",
+                used / MIB, gone);
+        assert_true(used >= 30 * MIB); /* its one 32 MiB file */
+        assert_true(gone >= 0);
+        agent_client_stop(a);
+        json_decref(l);
+        json_decref(id);
+}
+
 int main(void) {
         struct mh_error e = { 0 };
         if (geteuid() != 0 || engine_open(ENGINE_DOCKER, NULL, &engine, NULL) < 0)
@@ -193,6 +235,7 @@ int main(void) {
                 const struct CMUnitTest tests[] = {
                         cmocka_unit_test(test_one_worker_both),
                         cmocka_unit_test(test_two_writers),
+                        cmocka_unit_test(test_agent_killed),
                 };
                 failed = cmocka_run_group_tests(tests, NULL, NULL);
                 agent = agent_client_stop(agent);
