@@ -21,7 +21,9 @@ static const char *const signal_choices[] = {
 };
 static const char *const mem_mode_choices[] = { "allocate", NULL };
 static const char *const io_op_choices[] = { "read", "write", "both", NULL };
-static const char *const fd_mode_choices[] = { "exhaust", "leak", NULL };
+/* The reference also has "leak" (descriptors taken gradually): not built, so
+ * the drill parser refuses it at FILE:LINE:COL with the choices. */
+static const char *const fd_mode_choices[] = { "exhaust", NULL };
 static const char *const db_error_choices[] = { "deadlock", "lock_timeout", "serialization_failure", NULL };
 static const char *const slow_query_mode_choices[] = { "latency", "timeout", NULL };
 
@@ -601,7 +603,7 @@ const struct fault_def catalog_faults[] = {
                 .comp = C_NOFILE,
                 PARAMS(P_INT("limit", 64, 1, 1048576, "descriptors each process can still open"),
                        P_ENUM("mode", "exhaust", fd_mode_choices,
-                              "exhaust: the limit lowered at once; leak (not built yet): gradually")),
+                              "exhaust: the limit lowered at once (the reference's leak is not built)")),
                 .effect =
                         "RLIMIT_NOFILE of every process of the target lowered with prlimit (the hard limit "
                         "too when the agent holds CAP_SYS_RESOURCE, to raise it back) so that only limit "
