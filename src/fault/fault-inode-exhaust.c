@@ -49,9 +49,8 @@ static int raise_nofile(uint64_t n, struct mh_error *reterr) {
         if (setrlimit(RLIMIT_NOFILE, &want) < 0)
                 return mh_error_fail(
                         reterr, negative_errno(), "fs",
-                        "holding %llu inodes needs %llu descriptors; the limit is %llu and cannot be "
-                        "raised: "
-                        "%s (see fs.nr_open)",
+                        "holding %llu inodes needs %llu descriptors; the hard limit is %llu and raising it "
+                        "needs CAP_SYS_RESOURCE and fs.nr_open at least that: %s",
                         (unsigned long long)n, (unsigned long long)need, (unsigned long long)l.rlim_max,
                         strerror(errno));
         return 0;
