@@ -20,12 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "agent/agent-client.h"
 #include "basic/clock.h"
+#include "basic/macro.h"
 #include "common/agent-lease.h"
 #include "common/run-command.h"
 #include "engine/engine.h"
@@ -34,7 +36,7 @@
 #define FS_MIB  64
 #define BACK_MS 1000
 
-static char victim[64], img[128], mnt[128], scratch[128];
+static char victim[64], img[128], mnt[128], scratch[128], many[128], memory_knob[256];
 static struct agent_client *agent;
 static struct engine *engine;
 static json_t *identity;
@@ -187,6 +189,43 @@ static void test_inodes_ext4(void **state) {
         inodes_at(25);
 }
 
+static double memory_used(void) {
+        double v = 0;
+        FILE *f = fopen(memory_knob, "re");
+        if (f && fscanf(f, "%lf", &v) != 1)
+                v = 0;
+        if (f)
+                fclose(f);
+        return v;
+}
+
+/* 30% of a tmpfs's 40000 inodes: 12000 descriptors held, within a 20000
+ * hard limit; the kernel memory they cost is charged to the container. */
+static void test_inodes_many(void **state) {
+        (void)state;
+        struct usage u0 = usage_of(many);
+        double want = floor(u0.ifree * 0.30), mem0 = memory_used();
+        json_t *l = lease("fs.inode_exhaust", "{\"percent\": 30, \"path\": \"/many\"}");
+        double t0 = monotonic_ms();
+        json_decref(call(agent, l, "inject"));
+        double took = monotonic_ms() - t0, added = u0.ifree - usage_of(many).ifree;
+        double per = (memory_used() - mem0) / MAX(added, 1);
+        printf("fs.inode_exhaust 30%% of a tmpfs: %.0f inodes (wanted %.0f) in %.0f ms, %.0f bytes of the "
+               "container's memory each\n",
+               added, want, took, per);
+        assert_true(fabs(added - want) <= u0.files / 100.0);
+        effect_seen(l);
+        t0 = monotonic_ms();
+        json_decref(call(agent, l, "undo"));
+        double back = -1;
+        while (monotonic_ms() - t0 < 5000 && back < 0)
+                if (usage_of(many).ifree >= u0.ifree)
+                        back = monotonic_ms() - t0;
+        printf("  inodes back %.0f ms after undo\n", back);
+        assert_true(back >= 0 && back <= BACK_MS);
+        json_decref(l);
+}
+
 /* Refused with why: no fixed inode count (tmpfs nr_inodes=0), a filesystem
  * already above percent, a path that is no directory. Nothing held after. */
 static void refused(const char *fault, const char *params, const char *why) {
@@ -201,11 +240,27 @@ static void refused(const char *fault, const char *params, const char *why) {
         json_decref(l);
 }
 
+/* This process may raise its hard RLIMIT_NOFILE (CAP_SYS_RESOURCE): so may the agent's payload. */
+static bool can_raise_nofile(void) {
+        struct rlimit l;
+        if (getrlimit(RLIMIT_NOFILE, &l) < 0)
+                return false;
+        struct rlimit more = { l.rlim_cur, l.rlim_max + 1 };
+        if (setrlimit(RLIMIT_NOFILE, &more) < 0)
+                return false;
+        setrlimit(RLIMIT_NOFILE, &l);
+        return true;
+}
+
 static void test_refusals(void **state) {
         (void)state;
         refused("fs.inode_exhaust", "{\"path\": \"/noinodes\"}", "no fixed inode count");
         refused("fs.fill", "{\"percent\": 1, \"path\": \"/data\"}", "already used");
         refused("fs.fill", "{\"path\": \"/busybox\"}", "Not a directory");
+        /* The cap, 200000 descriptors, past a hard limit the agent cannot raise. */
+        struct rlimit l;
+        if (getrlimit(RLIMIT_NOFILE, &l) == 0 && l.rlim_max < 200064 && !can_raise_nofile())
+                refused("fs.inode_exhaust", "{\"path\": \"/scratch\"}", "needs 200064 descriptors");
 }
 
 /* The agent SIGKILLed mid-fault: the kernel frees what the payload held. */
@@ -275,7 +330,8 @@ static bool start_victim(void) {
         snprintf(bind, sizeof(bind), "%s:/data", mnt);
         return run_ok((const char *const[]){ "docker", "run", "-d", "--name", victim, "-v", bind, "--tmpfs",
                                              "/scratch:size=64m", "--tmpfs", "/noinodes:size=8m,nr_inodes=0",
-                                             "--memory", "512m", IMAGE, NULL });
+                                             "--tmpfs", "/many:size=8m,nr_inodes=40000", "--memory", "512m",
+                                             IMAGE, NULL });
 }
 
 int main(void) {
@@ -291,6 +347,15 @@ int main(void) {
                 return 1;
         }
         snprintf(scratch, sizeof(scratch), "/proc/%d/root/scratch", (int)c.pid);
+        snprintf(many, sizeof(many), "/proc/%d/root/many", (int)c.pid);
+        /* cgroup v1 (this CI's dockerd), else v2 */
+        snprintf(
+                memory_knob, sizeof(memory_knob), "/sys/fs/cgroup/memory/docker/%s/memory.usage_in_bytes",
+                c.id);
+        if (access(memory_knob, R_OK) < 0)
+                snprintf(
+                        memory_knob, sizeof(memory_knob),
+                        "/sys/fs/cgroup/system.slice/docker-%s.scope/memory.current", c.id);
         struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT_BIN"),
                                           .roles = "fs",
                                           .run_id = "fill" };
@@ -302,9 +367,9 @@ int main(void) {
                 return 1;
         }
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_fill_ext4),    cmocka_unit_test(test_fill_tmpfs),
-                cmocka_unit_test(test_inodes_ext4),  cmocka_unit_test(test_refusals),
-                cmocka_unit_test(test_agent_killed),
+                cmocka_unit_test(test_fill_ext4),   cmocka_unit_test(test_fill_tmpfs),
+                cmocka_unit_test(test_inodes_ext4), cmocka_unit_test(test_inodes_many),
+                cmocka_unit_test(test_refusals),    cmocka_unit_test(test_agent_killed),
         };
         int r = cmocka_run_group_tests(tests, NULL, NULL);
         json_decref(identity);
