@@ -642,7 +642,8 @@ const struct fault_def catalog_faults[] = {
                 .comp = C_PAYLOAD_FILL,
                 PARAMS(P_PCT("percent", 45, 1, 99,
                              "used share of the filesystem's size to fill to (adding at most 1 GiB)"),
-                       P_PATH("path", "/tmp", "directory in the target's filesystem to fill")),
+                       P_PATH("path", "/",
+                              "a directory on the filesystem to fill, in the target's mount namespace")),
                 .effect =
                         "a payload in the target's mount namespace writes random data into an unnamed file "
                         "(O_TMPFILE) "
@@ -665,8 +666,9 @@ const struct fault_def catalog_faults[] = {
                 .mechanism = "payload.inodes",
                 .comp = C_PAYLOAD_INODES,
                 PARAMS(P_PCT("percent", 50, 1, 99, "share of the free inodes to use"),
-                       P_PATH("path", "/tmp",
-                              "directory in the target's filesystem to fill with empty files")),
+                       P_PATH("path", "/",
+                              "a directory on the filesystem whose inodes to use, in the target's mount "
+                              "namespace")),
                 .effect =
                         "a payload in the target's mount namespace creates empty unnamed files (O_TMPFILE) "
                         "on "

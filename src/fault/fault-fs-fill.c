@@ -117,7 +117,8 @@ static int body(struct payload_ctx *c, struct mh_error *reterr) {
                 return mh_error_fail(reterr, r, "fs", "statvfs of %s: %s", path, strerror(-r));
         char held[32];
         payload_ready(
-                c, FS_HELD_FMT ": used %.1f%% of %s on %s at %s (wanted %g%%; %s held%s)",
+                c,
+                FS_HELD_FMT ": used %.1f%% of %s on %s at %s (percent %g, at most 1 GiB added; %s held%s)",
                 (unsigned long long)f.held, (unsigned long long)goal,
                 100.0 * (double)fs_used(&u) / (double)u.size, fs_bytes(u.size, size, sizeof(size)), kind,
                 path, percent, fs_bytes(f.held, held, sizeof(held)),
@@ -147,10 +148,12 @@ static int filled(const struct fault_exec *fx, bool *ret, char *detail, size_t s
         uint64_t used = fs_used(&u), slack = u.size / 100;
         *ret = used + slack >= goal;
         snprintf(
-                detail, size, "used %.1f%% of %s on %s (wanted %.1f%%; %s held by the payload)",
+                detail, size,
+                "used %.1f%% of %s on %s (goal %.1f%%: percent %g, at most 1 GiB added; %s held "
+                "by the payload)",
                 100.0 * (double)used / (double)MAX(u.size, 1), fs_bytes(u.size, total, sizeof(total)),
                 fs_kind(u.type, kind, sizeof(kind)), 100.0 * (double)goal / (double)MAX(u.size, 1),
-                fs_bytes(held, h, sizeof(h)));
+                fault_param(fx, "percent")->f, fs_bytes(held, h, sizeof(h)));
         return 0;
 }
 

@@ -41,6 +41,7 @@ static struct agent_client *agent;
 static struct engine *engine;
 static json_t *identity;
 static unsigned next_lease;
+static int main_pid;
 
 static bool run_ok(const char *const *argv) {
         struct cmd_result r = run_command(NULL, argv);
@@ -263,6 +264,33 @@ static void test_refusals(void **state) {
                 refused("fs.inode_exhaust", "{\"path\": \"/scratch\"}", "needs 200064 descriptors");
 }
 
+/* Opt-in (MAYHEM_TEST_FILL_OVERLAY=1: it writes 1 GiB to the disk under
+ * Docker's data root, freed at once): 99% of the container's overlay root
+ * is the used space now plus the 1 GiB cap, taken from the upper dir. */
+static void test_overlay_cap(void **state) {
+        (void)state;
+        if (!getenv("MAYHEM_TEST_FILL_OVERLAY"))
+                skip();
+        char root[128];
+        struct statvfs a, b;
+        snprintf(root, sizeof(root), "/proc/%d/root/", main_pid);
+        assert_int_equal(statvfs(root, &a), 0);
+        json_t *l = lease("fs.fill", "{\"percent\": 99}");
+        double t0 = monotonic_ms();
+        json_decref(call(agent, l, "inject"));
+        double took = monotonic_ms() - t0;
+        assert_int_equal(statvfs(root, &b), 0);
+        double added = ((double)a.f_bavail - (double)b.f_bavail) * (double)a.f_frsize / (1 << 30);
+        printf("fs.fill 99%% of the overlay root: %.3f GiB taken in %.0f ms\n", added, took);
+        assert_true(added > 0.99 && added < 1.01);
+        effect_seen(l);
+        json_decref(call(agent, l, "undo"));
+        assert_int_equal(statvfs(root, &b), 0);
+        printf("  %.3f GiB still taken after undo\n",
+               ((double)a.f_bavail - (double)b.f_bavail) * (double)a.f_frsize / (1 << 30));
+        json_decref(l);
+}
+
 /* The agent SIGKILLed mid-fault: the kernel frees what the payload held. */
 static void killed_mid(const char *fault, double percent) {
         struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT_BIN"),
@@ -346,6 +374,7 @@ int main(void) {
                 cleanup();
                 return 1;
         }
+        main_pid = c.pid;
         snprintf(scratch, sizeof(scratch), "/proc/%d/root/scratch", (int)c.pid);
         snprintf(many, sizeof(many), "/proc/%d/root/many", (int)c.pid);
         /* cgroup v1 (this CI's dockerd), else v2 */
@@ -370,6 +399,7 @@ int main(void) {
                 cmocka_unit_test(test_fill_ext4),   cmocka_unit_test(test_fill_tmpfs),
                 cmocka_unit_test(test_inodes_ext4), cmocka_unit_test(test_inodes_many),
                 cmocka_unit_test(test_refusals),    cmocka_unit_test(test_agent_killed),
+                cmocka_unit_test(test_overlay_cap),
         };
         int r = cmocka_run_group_tests(tests, NULL, NULL);
         json_decref(identity);
