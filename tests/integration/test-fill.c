@@ -337,6 +337,10 @@ static void cleanup(void) {
         struct cmd_result r = run_command(NULL, (const char *const[]){ "docker", "rm", "-f", victim, NULL });
         cmd_result_done(&r);
         r = run_command(NULL, (const char *const[]){ "umount", mnt, NULL });
+        if (r.exit != 0) { /* a payload of a failed test still going: detach it */
+                cmd_result_done(&r);
+                r = run_command(NULL, (const char *const[]){ "umount", "-l", mnt, NULL });
+        }
         cmd_result_done(&r);
         rmdir(mnt);
         unlink(img);
