@@ -73,7 +73,9 @@ static const char *const slow_query_mode_choices[] = { "latency", "timeout", NUL
 #define C_PAYLOAD      COMP("payload.kill", "payload.gone", "payload.running")
 #define C_PAYLOAD_FILES                                                                                     \
         COMP(P2("payload.kill", "files.remove"), P2("payload.gone", "files.gone"), "payload.running")
-#define C_NFT COMP("nft.table_delete", "net.clean", "nft.rules_present")
+#define C_PAYLOAD_FILL   COMP("payload.kill", "payload.gone", "fs.filled")
+#define C_PAYLOAD_INODES COMP("payload.kill", "payload.gone", "fs.inodes_used")
+#define C_NFT            COMP("nft.table_delete", "net.clean", "nft.rules_present")
 /* The same rules, with an effect the agent can observe from the target's netns. */
 #define C_NFT_DNS       COMP("nft.table_delete", "net.clean", "dns.unanswered")
 #define C_NFT_PARTITION COMP("nft.table_delete", "net.clean", "net.unreachable")
@@ -638,15 +640,19 @@ const struct fault_def catalog_faults[] = {
                 .role = AGENT_ROLE_FS,
                 .resource = RESOURCE_MOUNT,
                 .conflict = CONFLICT_FS_SPACE,
-                .mechanism = "payload",
-                .comp = C_PAYLOAD_FILES,
-                PARAMS(P_PCT("percent", 45, 1, 99, "share of the free space to fill"),
-                       P_PATH("path", "/tmp", "directory in the target's filesystem to fill")),
+                .mechanism = "payload.fill",
+                .comp = C_PAYLOAD_FILL,
+                PARAMS(P_PCT("percent", 45, 1, 99,
+                             "used share of the filesystem's size to fill to (adding at most 1 GiB)"),
+                       P_PATH("path", "/",
+                              "a directory on the filesystem to fill, in the target's mount namespace")),
                 .effect =
-                        "a payload in the target's mount namespace writes files under path until percent of "
-                        "the free space (at most 1 GiB) is used",
-                .undo = "unlink the files we created, whose names are journalled",
-                .verify = "none of our files remain under path in the target's mount namespace",
+                        "a payload in the target's mount namespace writes random data into an unnamed file "
+                        "(O_TMPFILE) "
+                        "on the filesystem of path until percent of its size is used, adding at most 1 GiB, "
+                        "and holds it open",
+                .undo = "stop the payload: the kernel frees the space with its last descriptor",
+                .verify = "no payload of the lease is left in the target's cgroup",
         },
         {
                 .id = "fs.inode_exhaust",
@@ -659,15 +665,19 @@ const struct fault_def catalog_faults[] = {
                 .role = AGENT_ROLE_FS,
                 .resource = RESOURCE_MOUNT,
                 .conflict = CONFLICT_FS_SPACE,
-                .mechanism = "payload",
-                .comp = C_PAYLOAD_FILES,
+                .mechanism = "payload.inodes",
+                .comp = C_PAYLOAD_INODES,
                 PARAMS(P_PCT("percent", 50, 1, 99, "share of the free inodes to use"),
-                       P_PATH("path", "/tmp",
-                              "directory in the target's filesystem to fill with empty files")),
-                .effect = "a payload in the target's mount namespace creates empty files under path until "
-                          "percent of the free inodes (at most 200000) are used",
-                .undo = "remove our directory of empty files under path",
-                .verify = "our directory is gone from path in the target's mount namespace",
+                       P_PATH("path", "/",
+                              "a directory on the filesystem whose inodes to use, in the target's mount "
+                              "namespace")),
+                .effect =
+                        "a payload in the target's mount namespace creates empty unnamed files (O_TMPFILE) "
+                        "on "
+                        "the filesystem of path until percent of its free inodes (at most 200000) are used, "
+                        "and holds a descriptor on each",
+                .undo = "stop the payload: the kernel frees the inodes with its descriptors",
+                .verify = "no payload of the lease is left in the target's cgroup",
         },
         {
                 .id = "fs.io_stress",

@@ -253,7 +253,8 @@ static void test_discover(void **state) {
         assert_int_equal(r.exit, 0);
         assert_non_null(strstr(r.out, "net.latency "));
         assert_non_null(strstr(
-                r.out, "fs.fill                        filesystem  medium    300s  planned-only payload"));
+                r.out,
+                "fs.fill                        filesystem  medium    300s  runnable     payload.fill"));
         check_fault_counts(r.out);
         result_done(&r);
         r = RUN("d", "f", "-e", "net.latency");
