@@ -71,6 +71,7 @@ static const char *const slow_query_mode_choices[] = { "latency", "timeout", NUL
 #define C_CPU          COMP("cgroup.restore_cpu", "cgroup.cpu_restored", "cgroup.cpu_limited")
 #define C_NOFILE       COMP("rlimit.restore_nofile", "rlimit.nofile_restored", "rlimit.nofile_lowered")
 #define C_PAYLOAD      COMP("payload.kill", "payload.gone", "payload.running")
+#define C_CPU_SATURATE COMP("payload.kill", "payload.gone", "cpu.busy")
 #define C_PAYLOAD_FILES                                                                                     \
         COMP(P2("payload.kill", "files.remove"), P2("payload.gone", "files.gone"), "payload.running")
 #define C_PAYLOAD_FILL   COMP("payload.kill", "payload.gone", "fs.filled")
@@ -211,11 +212,16 @@ const struct fault_def catalog_faults[] = {
                 .resource = RESOURCE_CGROUP,
                 .conflict = CONFLICT_CPU_LOAD,
                 .mechanism = "payload.cpu",
-                .comp = C_PAYLOAD,
-                PARAMS(P_PCT("percent", 80, 1, 100, "share of the target's CPU allowance to keep busy")),
-                .effect = "burner threads forked into the target's cgroup and namespaces keep percent of "
-                          "its CPU "
-                          "allowance busy",
+                .comp = C_CPU_SATURATE,
+                PARAMS(
+                        P_PCT("percent", 80, 1, 100,
+                              "CPU to add, as a share of the target's allowance: its cgroup's quota "
+                              "(cpu.max / cfs quota), else the CPUs it may run on")),
+                .effect = "burner threads in the target's cgroups and pid namespace add percent of its CPU "
+                          "allowance (the cgroup's cfs quota / cpu.max; the CPUs it may run on when "
+                          "unlimited), closed-loop on their own CPU time; the check measures their run "
+                          "time and the cgroup's usage counter over 1 s (+-10 points); when the app "
+                          "itself uses CPU and the quota binds, they get what is left, and say so",
                 .undo = PAYLOAD_UNDO,
                 .verify = PAYLOAD_VERIFY,
         },
