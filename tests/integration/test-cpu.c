@@ -25,6 +25,7 @@
 #include "agent/agent-client.h"
 #include "basic/clock.h"
 #include "common/agent-lease.h"
+#include "common/cgroup-usage.h"
 #include "common/run-command.h"
 #include "engine/engine.h"
 
@@ -54,71 +55,15 @@ static pid_t main_pid(const char *name) {
         return engine_container_inspect(engine, name, &c, NULL) >= 0 && c.running ? c.pid : 0;
 }
 
-/* ---- the container's usage counter, read by the test itself ---------------- */
-
-struct counter {
-        char path[512];
-        bool v2;
-};
-
-static bool slurp(const char *path, char *buf, size_t size) {
-        FILE *f = fopen(path, "re");
-        if (!f)
-                return false;
-        size_t n = fread(buf, 1, size - 1, f);
-        fclose(f);
-        buf[n] = '\0';
-        return n > 0;
-}
-
-/* From /proc/PID/cgroup: the cpuacct line (v1) or the 0:: line (v2). */
-static void counter_find(pid_t pid, struct counter *c) {
-        char path[64], text[4096], cg[400] = "", v2[400] = "";
-        snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
-        assert_true(slurp(path, text, sizeof(text)));
-        for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-                char *ctrl = strchr(line, ':'), *p = ctrl ? strchr(ctrl + 1, ':') : NULL;
-                if (!p)
-                        continue;
-                *p++ = '\0';
-                if (strcmp(ctrl + 1, "") == 0)
-                        snprintf(v2, sizeof(v2), "%s", p);
-                else if (strstr(ctrl + 1, "cpuacct"))
-                        snprintf(cg, sizeof(cg), "%s", p);
-        }
-        const char *v1_dirs[] = { "/sys/fs/cgroup/cpuacct", "/sys/fs/cgroup/cpu,cpuacct" };
-        for (size_t i = 0; cg[0] && i < 2; i++) {
-                snprintf(c->path, sizeof(c->path), "%s%s/cpuacct.usage", v1_dirs[i], cg);
-                if (access(c->path, R_OK) == 0) {
-                        c->v2 = false;
-                        return;
-                }
-        }
-        snprintf(c->path, sizeof(c->path), "/sys/fs/cgroup%s/cpu.stat", v2);
-        c->v2 = true;
-        assert_int_equal(access(c->path, R_OK), 0);
-}
-
-static double usage_s(const struct counter *c) {
-        char buf[2048];
-        unsigned long long v = 0;
-        assert_true(slurp(c->path, buf, sizeof(buf)));
-        if (!c->v2) {
-                assert_int_equal(sscanf(buf, "%llu", &v), 1);
-                return (double)v / 1e9;
-        }
-        const char *u = strstr(buf, "usage_usec ");
-        assert_non_null(u);
-        assert_int_equal(sscanf(u + 11, "%llu", &v), 1);
-        return (double)v / 1e6;
-}
-
 /* Share of allowance the cgroup used over the next ms, in percent. */
-static double share_over(const struct counter *c, double allowance, int ms) {
-        double u0 = usage_s(c), t0 = monotonic_ms();
-        sleep_ms(ms);
-        double u1 = usage_s(c), t1 = monotonic_ms();
-        return 100.0 * (u1 - u0) / ((t1 - t0) / 1000.0 * allowance);
+static double share_over(const struct cgroup_usage *c, double allowance, int ms) {
+        double share = cgroup_usage_share(c, allowance, ms);
+        assert_false(isnan(share));
+        return share;
+}
+
+static void counter_find(pid_t pid, struct cgroup_usage *c) {
+        assert_true(pid > 0 && cgroup_usage_find(pid, c));
 }
 
 /* Payload processes of this test's leases (other helpers' tests may run
@@ -162,7 +107,7 @@ static void call(struct agent_client *a, json_t *lease, const char *phase, json_
  * within TOL_PTS), then a WINDOW_MS window within TOL_PTS, the agent's own
  * effect check true, and after undo nothing left. */
 static void saturate(const char *name, double allowance, int percent) {
-        struct counter c;
+        struct cgroup_usage c;
         counter_find(main_pid(name), &c);
         double idle = share_over(&c, allowance, 1000);
         json_t *l = lease_for(agent, name, percent), *reply = NULL;
@@ -236,7 +181,7 @@ static void test_agent_killed(void **state) {
                                           .run_id = "cpu-killed" };
         if (agent_client_start(&o, &a, &e) < 0)
                 fail_msg("agent: %s", e.msg);
-        struct counter c;
+        struct cgroup_usage c;
         counter_find(main_pid(limited), &c);
         json_t *l = lease_for(a, limited, 80);
         call(a, l, "inject", NULL);
