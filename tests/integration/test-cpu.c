@@ -199,6 +199,32 @@ static void test_agent_killed(void **state) {
         json_decref(l);
 }
 
+/* The app itself spins 3 threads in the 0.5-CPU container: the quota
+ * binds, the burner gets its fair part of it and no more, and the effect
+ * check says so rather than claiming the share (last: the spinners stay
+ * until the container goes). */
+static void test_binding_quota(void **state) {
+        (void)state;
+        for (int i = 0; i < 3; i++)
+                assert_true(docker((const char *const[]){ "docker", "exec", "-d", limited, "/busybox", "sh",
+                                                          "-c", "while :; do :; done", NULL }));
+        struct cgroup_usage c;
+        counter_find(main_pid(limited), &c);
+        json_t *l = lease_for(agent, limited, 50), *reply = NULL;
+        call(agent, l, "inject", NULL);
+        sleep_ms(3000);
+        call(agent, l, "effect", &reply);
+        const char *detail = json_string_value(json_object_get(reply, "detail"));
+        print_message("app spinning: effect: %s\n", detail);
+        assert_true(json_is_true(json_object_get(reply, "in_force")));
+        assert_non_null(strstr(detail, "the quota binds"));
+        json_decref(reply);
+        assert_true(share_over(&c, LIMIT_CPUS, 1000) > 95);
+        call(agent, l, "undo", NULL);
+        assert_int_equal(payloads_left(), 0);
+        json_decref(l);
+}
+
 static bool start(char *name, size_t size, const char *which, const char *cpus) {
         snprintf(name, size, "mayhem-cpu-%s-%d", which, (int)getpid());
         if (cpus)
@@ -233,7 +259,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_limited_50),   cmocka_unit_test(test_limited_80),
                 cmocka_unit_test(test_unlimited_25), cmocka_unit_test(test_unlimited_50),
-                cmocka_unit_test(test_agent_killed),
+                cmocka_unit_test(test_agent_killed), cmocka_unit_test(test_binding_quota),
         };
         int failed = cmocka_run_group_tests(tests, NULL, NULL);
         agent = agent_client_stop(agent);
