@@ -91,11 +91,16 @@ static void report(
                 return;
         }
         double cg = cpu_share_pct((double)(b->cgroup - a->cgroup), win, allowance);
-        payload_progress(
-                c, "ours %.1f%% of %.2f CPU (wanted %.0f%%), cgroup %.1f%%%s", ours, allowance, wanted, cg,
-                cpu_verdict(ours, cg, wanted) == CPU_VERDICT_BINDING
-                        ? ": the quota binds, the app takes the rest, this is all that is left"
-                        : "");
+        if (cpu_verdict(ours, cg, wanted) == CPU_VERDICT_BINDING)
+                payload_progress(
+                        c,
+                        "ours %.1f%% of %.2f CPU (wanted %.0f%%), cgroup %.1f%%: the quota binds, the app "
+                        "takes %.1f%%, ours gets what is left",
+                        ours, allowance, wanted, cg, cg - ours);
+        else
+                payload_progress(
+                        c, "ours %.1f%% of %.2f CPU (wanted %.0f%%), cgroup %.1f%%", ours, allowance, wanted,
+                        cg);
 }
 
 static void control(struct payload_ctx *c, struct cpu_duty *d, double allowance, double percent) {
@@ -226,11 +231,14 @@ static int busy_look(const struct fault_exec *fx, bool *ret, char *detail, size_
         double cg = cpu_share_pct((double)(u1 - u0), win, allowance);
         enum cpu_verdict v = cpu_verdict(ours, cg, wanted);
         *ret = v != CPU_VERDICT_OFF;
-        snprintf(
+        int len = snprintf(
                 detail, size,
-                "over %d ms: ours %.1f%%, cgroup usage %.1f%% of %.2f CPU (%s; wanted %.0f%% +-%.0f)%s",
-                CPU_LOOK_MS, ours, cg, allowance, limited ? "quota" : "no quota", wanted, CPU_LOOK_TOL_PTS,
-                v == CPU_VERDICT_BINDING ? ": the quota binds, all that is left" : "");
+                "over %d ms: ours %.1f%%, cgroup usage %.1f%% of %.2f CPU (%s; wanted %.0f%% +-%.0f)",
+                CPU_LOOK_MS, ours, cg, allowance, limited ? "quota" : "no quota", wanted, CPU_LOOK_TOL_PTS);
+        if (v == CPU_VERDICT_BINDING && len > 0 && (size_t)len < size)
+                snprintf(
+                        detail + len, size - (size_t)len,
+                        ": the quota binds, the app takes %.1f%%, ours gets what is left", cg - ours);
         return 0;
 }
 
