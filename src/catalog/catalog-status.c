@@ -17,6 +17,7 @@ static const char *const runnable_mechanisms[] = {
         "signal.stop",    "signal.term", "signal.kill",   "engine.pause", "engine.kill",
         "engine.restart", "engine.stop", "crash-loop",    "cgroup.cpu",   "net",
         "link.mtu",       "link.down",   "rlimit.nofile", "mount",        "payload.cpu",
+        "payload.mem",    "payload.leak",
 };
 
 static const char *const fault_status_table[_FAULT_STATUS_MAX] = {

@@ -24,6 +24,8 @@
         X(fault_rlimit_nofile)                                                                              \
         X(fault_mount)                                                                                      \
         X(fault_payload_cpu)                                                                                \
+        X(fault_payload_mem)                                                                                \
+        X(fault_payload_leak)                                                                               \
         /* one line each, above this one */
 
 #define AS_DECLARATION(m) extern const struct fault_mechanism m;
