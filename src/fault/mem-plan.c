@@ -33,10 +33,14 @@ void mem_plan_describe(
                         (double)p->base / MIB);
         else
                 snprintf(share, sizeof(share), "the cgroup's limit %.1f MiB", (double)p->base / MIB);
+        if (leak)
+                snprintf(target, sizeof(target), "up to the cap");
+        else
+                snprintf(
+                        target, sizeof(target), "target %.1f MiB%s", (double)p->target / MIB,
+                        p->capped ? " (capped: asked for more)" : "");
         snprintf(
-                buf, size,
-                "target %.1f MiB%s; base %s; cap %.1f MiB = base - margin %.1f MiB - the app's %.1f MiB%s",
-                (double)p->target / MIB, p->capped ? " (capped: asked for more)" : "", share,
-                (double)p->cap / MIB, (double)p->margin / MIB, (double)f->usage / MIB,
+                buf, size, "%s; base %s; cap %.1f MiB = base - margin %.1f MiB - the app's %.1f MiB%s",
+                target, share, (double)p->cap / MIB, (double)p->margin / MIB, (double)f->usage / MIB,
                 p->host_base ? ", and below the host's MemAvailable - margin" : "");
 }
