@@ -161,6 +161,13 @@ static void effect_seen(json_t *lease) {
         json_decref(res);
 }
 
+static void verified(json_t *lease) {
+        json_t *res = NULL;
+        call(agent, lease, "verify", &res);
+        assert_true(json_is_true(json_object_get(res, "verified")));
+        json_decref(res);
+}
+
 /* Undo (or a kill, already done): back near before, nothing left, the app untouched. */
 static void back_and_clean(double before, long oom0, pid_t pid0) {
         double now = usage();
@@ -189,6 +196,7 @@ static void exhaust(const char *params, double want) {
         assert_true(usage() < LIMIT - MARGIN / 2);
         effect_seen(l);
         call(agent, l, "undo", NULL);
+        verified(l);
         back_and_clean(before, oom0, pid0);
         json_decref(l);
 }
