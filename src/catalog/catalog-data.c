@@ -920,9 +920,10 @@ const struct fault_def catalog_faults[] = {
                 PARAMS(P_PCT("percent", 60, 1, 99, "share of the memory limit to allocate"),
                        P_BYTES_OPT("amount", MIB, TIB, "bytes to allocate; overrides percent"),
                        P_ENUM("mode", "allocate", mem_mode_choices, "how memory is taken: allocate")),
-                .effect = "a payload in the target's memory cgroup writes random data over amount (or percent "
-                          "of the cgroup's limit; of the host's MemTotal when it has none), capped below the "
-                          "limit minus a margin and the app's usage; checked as the cgroup's usage growth",
+                .effect =
+                        "a payload in the target's memory cgroup writes random data over amount (or percent "
+                        "of the cgroup's limit; of the host's MemTotal when it has none), capped below the "
+                        "limit minus a margin and the app's usage; checked as the cgroup's usage growth",
                 .undo = PAYLOAD_UNDO,
                 .verify = PAYLOAD_VERIFY,
         },
