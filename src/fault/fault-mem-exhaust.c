@@ -30,6 +30,8 @@
 #define SETTLE_TOL     (UINT64_C(256) << 10) /* the memcg's per-CPU charge batches blur usage by about this */
 #define SETTLE_MAX     8
 #define TICK_MS        50
+#define CHUNK          (UINT64_C(64) << 20)
+#define READY_BY_MS    10000 /* PAYLOAD_READY_MS is 15 s */
 #define GUARD_TICKS    5
 #define EXHAUST_TOL    2.0  /* percent of the target */
 #define LEAK_TOL       10.0 /* percent of the rate, over one LEAK_WINDOW_MS */
@@ -123,6 +125,8 @@ static int reserve(struct payload_ctx *c, struct hold *h, struct mh_error *reter
                         reterr, negative_errno(), "payload", "mmap %zu bytes: %s", h->reserved,
                         strerror(errno));
         }
+        /* 4 KiB pages, also where THP is "always": the target is met page by page. */
+        madvise(h->mem, h->reserved, MADV_NOHUGEPAGE);
         if (getrandom(&h->rng, sizeof(h->rng), 0) != sizeof(h->rng) || h->rng == 0)
                 h->rng = (uint64_t)getpid() * 0x9e3779b97f4a7c15u | 1;
         return 0;
@@ -159,7 +163,7 @@ static void tokens(const struct hold *h, char *buf, size_t size) {
                 h->facts.usage, h->leak ? h->plan.cap : h->plan.target, h->oom0, h->leak, h->holding);
 }
 
-static void say_ready(struct payload_ctx *c, const struct hold *h) {
+static void say_ready(struct payload_ctx *c, const struct hold *h, bool filling) {
         char why[PAYLOAD_LINE_MAX / 2], tok[128];
         mem_plan_describe(&h->facts, &h->plan, h->leak != 0, why, sizeof(why));
         tokens(h, tok, sizeof(tok));
@@ -169,8 +173,8 @@ static void say_ready(struct payload_ctx *c, const struct hold *h) {
                         (double)h->plan.cap / MIB, why, tok);
         else
                 payload_ready(
-                        c, "%.1f MiB resident (cgroup +%.1f MiB): %s %s", (double)h->filled / MIB,
-                        (double)grown(h) / MIB, why, tok);
+                        c, "%.1f MiB resident%s (cgroup +%.1f MiB): %s %s", (double)h->filled / MIB,
+                        filling ? " so far, still filling" : "", (double)grown(h) / MIB, why, tok);
 }
 
 static void say_progress(struct payload_ctx *c, const struct hold *h, const char *what) {
@@ -194,13 +198,33 @@ static void leak_tick(struct payload_ctx *c, struct hold *h, double started) {
         }
 }
 
+/* Writes the target in chunks. A kernel slow to hand out pages (a VM's
+ * first touch of its memory runs at a few hundred MiB/s) gets the ready line
+ * early, "still filling", before the agent's start call times out; the
+ * effect check then sees the shortfall until it is filled. False when told
+ * to stop meanwhile. */
+static bool fill(struct payload_ctx *c, struct hold *h, double started) {
+        while (h->filled < h->plan.target) {
+                uint64_t left = h->plan.target - h->filled;
+                grow(h, left < CHUNK ? left : CHUNK);
+                if (payload_stopped(c, 0))
+                        return false;
+                if (!c->ready_sent && monotonic_ms() - started > READY_BY_MS)
+                        say_ready(c, h, true);
+        }
+        settle(h);
+        if (c->ready_sent)
+                say_progress(c, h, "filled");
+        return true;
+}
+
 static int run(struct payload_ctx *c, struct hold *h) {
         double started = monotonic_ms();
         if (h->leak)
                 grow(h, (uint64_t)h->leak * TICK_MS / 1000);
-        else
-                settle(h);
-        say_ready(c, h);
+        else if (!fill(c, h, started))
+                return 0;
+        say_ready(c, h, false);
         for (unsigned tick = 1; !payload_stopped(c, TICK_MS); tick++) {
                 if (h->leak && !h->holding)
                         leak_tick(c, h, started);

@@ -237,6 +237,39 @@ static void test_leak_rate(void **state) {
         json_decref(l);
 }
 
+/* The application itself grows by 40 MiB (a tmpfs file, charged to the
+ * cgroup) while the payload holds the cap: the kernel's OOM killer takes the
+ * payload (oom_score_adj 1000), never the application: its write succeeds
+ * and its main process is the same. */
+static void test_app_grows_to_the_limit(void **state) {
+        (void)state;
+        pid_t pid0 = main_pid();
+        long oom0 = oom_kills();
+        double before = usage();
+        json_t *l = lease_for(agent, "mem.exhaust", "{\"percent\": 99}");
+        call(agent, l, "inject", NULL);
+        assert_true(usage() > LIMIT - MARGIN - 2 * MiB);
+        struct cmd_result r = run_command(
+                NULL, (const char *const[]){ "docker", "exec", victim, "/busybox", "dd", "if=/dev/zero",
+                                             "of=/dev/shm/mem-test", "bs=1M", "count=40", NULL });
+        print_message(
+                "app wrote 40 MiB to /dev/shm: exit %d; oom_kill %ld -> %ld; usage %.1f MiB\n", r.exit, oom0,
+                oom_kills(), usage() / MiB);
+        assert_int_equal(r.exit, 0);
+        cmd_result_done(&r);
+        assert_int_equal(main_pid(), pid0);
+        assert_int_equal(oom_kills(), oom0 + 1); /* one kill: the payload's */
+        assert_false(payload_left());
+        call(agent, l, "undo", NULL);
+        verified(l);
+        r = run_command(
+                NULL, (const char *const[]){ "docker", "exec", victim, "/busybox", "rm", "/dev/shm/mem-test",
+                                             NULL });
+        cmd_result_done(&r);
+        back_and_clean(before, oom0 + 1, pid0);
+        json_decref(l);
+}
+
 /* SIGKILL of the agent mid-fault: the payload dies with it (PDEATHSIG), the
  * kernel frees its pages; no recovery step. */
 static void test_agent_killed(void **state) {
@@ -279,9 +312,9 @@ int main(void) {
         print_message("%s: memory cgroup %s (%s)\n", victim, cgdir, v2 ? "v2" : "v1");
         agent = memory_agent();
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_exhaust_percent), cmocka_unit_test(test_exhaust_amount),
-                cmocka_unit_test(test_exhaust_capped),  cmocka_unit_test(test_leak_rate),
-                cmocka_unit_test(test_agent_killed),
+                cmocka_unit_test(test_exhaust_percent),        cmocka_unit_test(test_exhaust_amount),
+                cmocka_unit_test(test_exhaust_capped),         cmocka_unit_test(test_leak_rate),
+                cmocka_unit_test(test_app_grows_to_the_limit), cmocka_unit_test(test_agent_killed),
         };
         int failed = cmocka_run_group_tests(tests, NULL, NULL);
         agent = agent_client_stop(agent);
