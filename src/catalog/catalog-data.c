@@ -933,15 +933,16 @@ const struct fault_def catalog_faults[] = {
                 .role = AGENT_ROLE_MEMORY,
                 .resource = RESOURCE_CGROUP,
                 .conflict = CONFLICT_MEMORY,
-                .mechanism = "payload",
-                .comp = C_PAYLOAD,
+                .mechanism = "payload.mem",
+                .comp = COMP("payload.kill", "payload.gone", "mem.resident"),
                 PARAMS(P_PCT("percent", 60, 1, 99, "share of the memory limit to allocate"),
                        P_BYTES_OPT("amount", MIB, TIB, "bytes to allocate; overrides percent"),
                        P_ENUM("mode", "allocate", mem_mode_choices, "how memory is taken: allocate")),
                 .effect =
-                        "a balloon forked into the target's memory cgroup allocates and touches amount (or "
-                        "percent of the limit), capped below memory.max so the target is not OOM-killed",
-                .undo = "SIGKILL the balloon through its pidfd; the kernel frees its pages",
+                        "a payload in the target's memory cgroup writes random data over amount (or percent "
+                        "of the cgroup's limit; of the host's MemTotal when it has none), capped below the "
+                        "limit minus a margin and the app's usage; checked as the cgroup's usage growth",
+                .undo = PAYLOAD_UNDO,
                 .verify = PAYLOAD_VERIFY,
         },
         {
@@ -970,13 +971,13 @@ const struct fault_def catalog_faults[] = {
                 .role = AGENT_ROLE_MEMORY,
                 .resource = RESOURCE_CGROUP,
                 .conflict = CONFLICT_MEMORY,
-                .mechanism = "payload",
-                .comp = C_PAYLOAD,
+                .mechanism = "payload.leak",
+                .comp = COMP("payload.kill", "payload.gone", "mem.growing"),
                 PARAMS(P_INT("rate_mb", 8, 1, 512, "MiB allocated per second")),
-                .effect = "a payload forked into the target's memory cgroup allocates and touches rate_mb "
-                          "MiB more "
-                          "every second, stopping below memory.max",
-                .undo = "SIGKILL the payload through its pidfd; the kernel frees its pages",
+                .effect = "a payload in the target's memory cgroup writes random data over rate_mb MiB more "
+                          "every second up to the cap of mem.exhaust, then holds; checked as the cgroup's "
+                          "usage growth rate",
+                .undo = PAYLOAD_UNDO,
                 .verify = PAYLOAD_VERIFY,
         },
         {

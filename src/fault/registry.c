@@ -26,6 +26,8 @@
         X(fault_payload_cpu)                                                                                \
         X(fault_payload_fill)                                                                               \
         X(fault_payload_inodes)                                                                             \
+        X(fault_payload_mem)                                                                                \
+        X(fault_payload_leak)                                                                               \
         /* one line each, above this one */
 
 #define AS_DECLARATION(m) extern const struct fault_mechanism m;

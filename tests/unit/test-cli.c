@@ -127,12 +127,12 @@ static const struct failure failures[] = {
         { { "prepare", "validate", "tests/data/drills/not-runnable.yaml", "-c",
             "examples/demo/compose.yaml" },
           4,
-          "tests/data/drills/not-runnable.yaml:8:16: error: mem.exhaust cannot be injected by this build: "
-          "its "
-          "mechanism (payload) is not implemented yet" },
+          "tests/data/drills/not-runnable.yaml:8:16: error: tls.certificate_expired cannot be injected by "
+          "this build: its mechanism (proxy) is not implemented yet" },
         { { "run", "tests/data/drills/not-runnable.yaml", "-c", "examples/demo/compose.yaml" },
           4,
-          "tests/data/drills/not-runnable.yaml:8:16: error: mem.exhaust cannot be injected by this build" },
+          "tests/data/drills/not-runnable.yaml:8:16: error: tls.certificate_expired cannot be "
+          "injected by this build" },
         { { "discover", "faults", "-e", "net.latncy" },
           4,
           "error: unknown fault 'net.latncy' (did you mean 'net.latency'?)" },
