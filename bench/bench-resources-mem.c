@@ -12,13 +12,13 @@
  * hierarchy, or the unified group): what it charges is what we compare. It
  * keeps the host's mount and pid namespaces; ours runs in the container's.
  *
- * usage: bench-resources-mem [CONTAINER]   (default: its own
- * mayhem-bench-mem-PID from mayhem-test-busybox with --memory 256m, removed at
- * the end). Needs root, dockerd and stress-ng. Prints; never fails on figures. */
+ * Run by bench-resources on its container (--memory 256m). Needs root,
+ * dockerd and stress-ng. Prints; never fails on figures. */
 
 #include "bench-resources.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -156,7 +156,7 @@ static void watch(const struct cg *c, double before, double want, double t0, str
 }
 
 static int ours(const char *container, const struct cg *c, double want, struct figures *ret) {
-        struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT_BIN"),
+        struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT"),
                                           .roles = "memory",
                                           .run_id = "bench" };
         struct agent_client *a = NULL;
@@ -248,34 +248,10 @@ int bench_mem_section(const char *container) {
                 row("mayhem mem.exhaust amount=N", want, &a);
         if (s >= 0)
                 row("stress-ng --vm 1 --vm-keep", want, &b);
+        if (r >= 0 && s >= 0 && b.grew != want)
+                printf("  error ratio (ours / stress-ng's): %.3f\n",
+                       fabs(a.grew - want) / fabs(b.grew - want));
         printf("  (got: the cgroup's usage gain; 95%% ms: from start until the cgroup held 95%% of N; RSS: "
                "VmRSS of the tool's processes)\n");
         return r < 0 ? r : s;
 }
-
-#ifdef BENCH_RESOURCES_MEM_MAIN
-int main(int argc, char **argv) {
-        char own[64];
-        const char *container = argc > 1 ? argv[1] : NULL;
-        if (!container) {
-                snprintf(own, sizeof(own), "mayhem-bench-mem-%d", (int)getpid());
-                struct cmd_result r = run_command(
-                        NULL, (const char *const[]){ "docker", "run", "-d", "--name", own, "--memory",
-                                                     "256m", "mayhem-test-busybox:latest", NULL });
-                bool ok = r.exit == 0;
-                cmd_result_done(&r);
-                if (!ok) {
-                        fprintf(stderr, "bench-resources-mem: cannot start %s\n", own);
-                        return 1;
-                }
-                container = own;
-        }
-        int r = bench_mem_section(container);
-        if (container == own) {
-                struct cmd_result d =
-                        run_command(NULL, (const char *const[]){ "docker", "rm", "-f", own, NULL });
-                cmd_result_done(&d);
-        }
-        return r < 0 ? 1 : 0;
-}
-#endif

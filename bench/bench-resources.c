@@ -17,6 +17,8 @@
  * 2; window 2..60 s, default 10). Needs
  * root, dockerd, mayhem-test-busybox (tools/build-images) and stress-ng. */
 
+#include "bench-resources.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -252,7 +254,13 @@ static int bench_run(struct bench *b, struct mh_error *e) {
         printf("bench-resources: container %s (%s, --cpus %s, main pid %d, %s counter %s), agent pid %d\n",
                b->container, IMAGE, CPUS_ARG, (int)b->main.pid, b->usage.v2 ? "v2" : "v1", b->usage.dir,
                (int)agent_client_pid(b->agent));
-        return cpu_section(b, e);
+        if ((r = cpu_section(b, e)) < 0)
+                return r;
+        printf("\n");
+        return bench_mem_section(b->container) < 0 ? mh_error_set(
+                                                             e, -EIO, MH_EXIT_GENERAL_FAILURE, "memory",
+                                                             "the memory section could not run")
+                                                   : 0;
 }
 
 int main(int argc, char **argv) {
