@@ -33,6 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/stats.h"
 #include "basic/clock.h"
 #include "agent/agent-client.h"
 #include "basic/parse-number.h"
@@ -116,17 +117,11 @@ static int docker_verb(const struct bench *b, const char *verb, bool quiet) {
         return run_argv(argv, quiet);
 }
 
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *)a, y = *(const double *)b;
-        return (x > y) - (x < y);
-}
-
 /* Median, and p95 by nearest rank; sorts v. */
 static struct stats stats_of(double *v, int n) {
-        qsort(v, (size_t)n, sizeof(double), cmp_double);
-        int rank = (95 * n + 99) / 100;
-        return (struct stats){ .median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2,
-                               .p95 = v[rank > 0 ? rank - 1 : 0] };
+        doubles_sort(v, (size_t)n);
+        return (struct stats){ .median = sorted_median(v, (size_t)n),
+                               .p95 = sorted_percentile(v, (size_t)n, 95) };
 }
 
 /* VmRSS and VmHWM of pid, in KiB. */

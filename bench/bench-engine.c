@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/stats.h"
 #include "basic/clock.h"
 #include "engine/engine.h"
 
@@ -31,14 +32,9 @@ static int docker(const char *verb, const char *container) {
         return 0;
 }
 
-static int cmp(const void *a, const void *b) {
-        double x = *(const double *)a, y = *(const double *)b;
-        return (x > y) - (x < y);
-}
-
 static double median(double *v, int n) {
-        qsort(v, (size_t)n, sizeof(double), cmp);
-        return v[n / 2];
+        doubles_sort(v, (size_t)n);
+        return sorted_median(v, (size_t)n);
 }
 
 static void fail(const char *what, const struct mh_error *e) {

@@ -42,6 +42,7 @@
 
 #include "agent/agent-client.h"
 #include "agent/server-internal.h"
+#include "basic/stats.h"
 #include "basic/clock.h"
 #include "basic/parse-number.h"
 #include "common/agent-lease.h"
@@ -355,15 +356,10 @@ static int one_round(struct bench *b, int i, struct mh_error *e) {
         return table_steps(b, i, e);
 }
 
-static int cmp_double(const void *x, const void *y) {
-        double a = *(const double *)x, c = *(const double *)y;
-        return (a > c) - (a < c);
-}
-
+/* The median (p 50) or the nearest-rank p-th percentile; sorts v. */
 static double pct(double *v, int n, int p) {
-        qsort(v, (size_t)n, sizeof(double), cmp_double);
-        int rank = (p * n + 99) / 100;
-        return p == 50 ? (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) : v[rank > 0 ? rank - 1 : 0];
+        doubles_sort(v, (size_t)n);
+        return p == 50 ? sorted_median(v, (size_t)n) : sorted_percentile(v, (size_t)n, (unsigned)p);
 }
 
 static void report(int rounds, bool with_b) {

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/stats.h"
 #include "basic/clock.h"
 #include "basic/strbuf.h"
 #include "plan/plan.h"
@@ -96,11 +97,6 @@ static struct sample run_cli(const char *bin, const char *cmd, const char *drill
         return (struct sample){ .ms = monotonic_ms() - t0, .maxrss_kib = ru.ru_maxrss };
 }
 
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *)a, y = *(const double *)b;
-        return (x > y) - (x < y);
-}
-
 /* Median time and largest peak RSS over runs. */
 static struct sample measure(
         const char *bin, const char *cmd, const char *drill, const char *compose, int runs) {
@@ -112,8 +108,8 @@ static struct sample measure(
                 times[i] = s.ms;
                 rss = s.maxrss_kib > rss ? s.maxrss_kib : rss;
         }
-        qsort(times, (size_t)runs, sizeof(double), cmp_double);
-        return (struct sample){ .ms = times[runs / 2], .maxrss_kib = rss };
+        doubles_sort(times, (size_t)runs);
+        return (struct sample){ .ms = sorted_median(times, (size_t)runs), .maxrss_kib = rss };
 }
 
 /* In-process phases, best of runs, to see where the time goes. */

@@ -21,7 +21,9 @@ static const char *const signal_choices[] = {
 };
 static const char *const mem_mode_choices[] = { "allocate", NULL };
 static const char *const io_op_choices[] = { "read", "write", "both", NULL };
-static const char *const fd_mode_choices[] = { "exhaust", "leak", NULL };
+/* The reference also has "leak" (descriptors taken gradually): not built, so
+ * the drill parser refuses it at FILE:LINE:COL with the choices. */
+static const char *const fd_mode_choices[] = { "exhaust", NULL };
 static const char *const db_error_choices[] = { "deadlock", "lock_timeout", "serialization_failure", NULL };
 static const char *const slow_query_mode_choices[] = { "latency", "timeout", NULL };
 
@@ -69,13 +71,16 @@ static const char *const slow_query_mode_choices[] = { "latency", "timeout", NUL
 #define C_CPU          COMP("cgroup.restore_cpu", "cgroup.cpu_restored", "cgroup.cpu_limited")
 #define C_NOFILE       COMP("rlimit.restore_nofile", "rlimit.nofile_restored", "rlimit.nofile_lowered")
 #define C_PAYLOAD      COMP("payload.kill", "payload.gone", "payload.running")
+#define C_CPU_SATURATE COMP("payload.kill", "payload.gone", "cpu.busy")
 /* Held threads or children: the effect is the pids cgroup measured full. */
 #define C_PIDS COMP("payload.kill", "payload.gone", "pids.exhausted")
 /* Paced I/O: the effect is the payload's storage I/O measured by the kernel. */
 #define C_IO COMP("payload.kill", "payload.gone", "io.moving")
 #define C_PAYLOAD_FILES                                                                                     \
         COMP(P2("payload.kill", "files.remove"), P2("payload.gone", "files.gone"), "payload.running")
-#define C_NFT COMP("nft.table_delete", "net.clean", "nft.rules_present")
+#define C_PAYLOAD_FILL   COMP("payload.kill", "payload.gone", "fs.filled")
+#define C_PAYLOAD_INODES COMP("payload.kill", "payload.gone", "fs.inodes_used")
+#define C_NFT            COMP("nft.table_delete", "net.clean", "nft.rules_present")
 /* The same rules, with an effect the agent can observe from the target's netns. */
 #define C_NFT_DNS       COMP("nft.table_delete", "net.clean", "dns.unanswered")
 #define C_NFT_PARTITION COMP("nft.table_delete", "net.clean", "net.unreachable")
@@ -211,11 +216,16 @@ const struct fault_def catalog_faults[] = {
                 .resource = RESOURCE_CGROUP,
                 .conflict = CONFLICT_CPU_LOAD,
                 .mechanism = "payload.cpu",
-                .comp = C_PAYLOAD,
-                PARAMS(P_PCT("percent", 80, 1, 100, "share of the target's CPU allowance to keep busy")),
-                .effect = "burner threads forked into the target's cgroup and namespaces keep percent of "
-                          "its CPU "
-                          "allowance busy",
+                .comp = C_CPU_SATURATE,
+                PARAMS(
+                        P_PCT("percent", 80, 1, 100,
+                              "CPU to add, as a share of the target's allowance: its cgroup's quota "
+                              "(cpu.max / cfs quota), else the CPUs it may run on")),
+                .effect = "burner threads in the target's cgroups and pid namespace add percent of its CPU "
+                          "allowance (the cgroup's cfs quota / cpu.max; the CPUs it may run on when "
+                          "unlimited), closed-loop on their own CPU time; the check measures their run "
+                          "time and the cgroup's usage counter over 1 s (+-10 points); when the app "
+                          "itself uses CPU and the quota binds, they get what is left, and say so",
                 .undo = PAYLOAD_UNDO,
                 .verify = PAYLOAD_VERIFY,
         },
@@ -605,7 +615,7 @@ const struct fault_def catalog_faults[] = {
                 .comp = C_NOFILE,
                 PARAMS(P_INT("limit", 64, 1, 1048576, "descriptors each process can still open"),
                        P_ENUM("mode", "exhaust", fd_mode_choices,
-                              "exhaust: the limit lowered at once; leak (not built yet): gradually")),
+                              "exhaust: the limit lowered at once (the reference's leak is not built)")),
                 .effect =
                         "RLIMIT_NOFILE of every process of the target lowered with prlimit (the hard limit "
                         "too when the agent holds CAP_SYS_RESOURCE, to raise it back) so that only limit "
@@ -640,15 +650,19 @@ const struct fault_def catalog_faults[] = {
                 .role = AGENT_ROLE_FS,
                 .resource = RESOURCE_MOUNT,
                 .conflict = CONFLICT_FS_SPACE,
-                .mechanism = "payload",
-                .comp = C_PAYLOAD_FILES,
-                PARAMS(P_PCT("percent", 45, 1, 99, "share of the free space to fill"),
-                       P_PATH("path", "/tmp", "directory in the target's filesystem to fill")),
+                .mechanism = "payload.fill",
+                .comp = C_PAYLOAD_FILL,
+                PARAMS(P_PCT("percent", 45, 1, 99,
+                             "used share of the filesystem's size to fill to (adding at most 1 GiB)"),
+                       P_PATH("path", "/",
+                              "a directory on the filesystem to fill, in the target's mount namespace")),
                 .effect =
-                        "a payload in the target's mount namespace writes files under path until percent of "
-                        "the free space (at most 1 GiB) is used",
-                .undo = "unlink the files we created, whose names are journalled",
-                .verify = "none of our files remain under path in the target's mount namespace",
+                        "a payload in the target's mount namespace writes random data into an unnamed file "
+                        "(O_TMPFILE) "
+                        "on the filesystem of path until percent of its size is used, adding at most 1 GiB, "
+                        "and holds it open",
+                .undo = "stop the payload: the kernel frees the space with its last descriptor",
+                .verify = "no payload of the lease is left in the target's cgroup",
         },
         {
                 .id = "fs.inode_exhaust",
@@ -661,15 +675,19 @@ const struct fault_def catalog_faults[] = {
                 .role = AGENT_ROLE_FS,
                 .resource = RESOURCE_MOUNT,
                 .conflict = CONFLICT_FS_SPACE,
-                .mechanism = "payload",
-                .comp = C_PAYLOAD_FILES,
+                .mechanism = "payload.inodes",
+                .comp = C_PAYLOAD_INODES,
                 PARAMS(P_PCT("percent", 50, 1, 99, "share of the free inodes to use"),
-                       P_PATH("path", "/tmp",
-                              "directory in the target's filesystem to fill with empty files")),
-                .effect = "a payload in the target's mount namespace creates empty files under path until "
-                          "percent of the free inodes (at most 200000) are used",
-                .undo = "remove our directory of empty files under path",
-                .verify = "our directory is gone from path in the target's mount namespace",
+                       P_PATH("path", "/",
+                              "a directory on the filesystem whose inodes to use, in the target's mount "
+                              "namespace")),
+                .effect =
+                        "a payload in the target's mount namespace creates empty unnamed files (O_TMPFILE) "
+                        "on "
+                        "the filesystem of path until percent of its free inodes (at most 200000) are used, "
+                        "and holds a descriptor on each",
+                .undo = "stop the payload: the kernel frees the inodes with its descriptors",
+                .verify = "no payload of the lease is left in the target's cgroup",
         },
         {
                 .id = "fs.io_stress",
@@ -920,15 +938,16 @@ const struct fault_def catalog_faults[] = {
                 .role = AGENT_ROLE_MEMORY,
                 .resource = RESOURCE_CGROUP,
                 .conflict = CONFLICT_MEMORY,
-                .mechanism = "payload",
-                .comp = C_PAYLOAD,
+                .mechanism = "payload.mem",
+                .comp = COMP("payload.kill", "payload.gone", "mem.resident"),
                 PARAMS(P_PCT("percent", 60, 1, 99, "share of the memory limit to allocate"),
                        P_BYTES_OPT("amount", MIB, TIB, "bytes to allocate; overrides percent"),
                        P_ENUM("mode", "allocate", mem_mode_choices, "how memory is taken: allocate")),
                 .effect =
-                        "a balloon forked into the target's memory cgroup allocates and touches amount (or "
-                        "percent of the limit), capped below memory.max so the target is not OOM-killed",
-                .undo = "SIGKILL the balloon through its pidfd; the kernel frees its pages",
+                        "a payload in the target's memory cgroup writes random data over amount (or percent "
+                        "of the cgroup's limit; of the host's MemTotal when it has none), capped below the "
+                        "limit minus a margin and the app's usage; checked as the cgroup's usage growth",
+                .undo = PAYLOAD_UNDO,
                 .verify = PAYLOAD_VERIFY,
         },
         {
@@ -957,13 +976,13 @@ const struct fault_def catalog_faults[] = {
                 .role = AGENT_ROLE_MEMORY,
                 .resource = RESOURCE_CGROUP,
                 .conflict = CONFLICT_MEMORY,
-                .mechanism = "payload",
-                .comp = C_PAYLOAD,
+                .mechanism = "payload.leak",
+                .comp = COMP("payload.kill", "payload.gone", "mem.growing"),
                 PARAMS(P_INT("rate_mb", 8, 1, 512, "MiB allocated per second")),
-                .effect = "a payload forked into the target's memory cgroup allocates and touches rate_mb "
-                          "MiB more "
-                          "every second, stopping below memory.max",
-                .undo = "SIGKILL the payload through its pidfd; the kernel frees its pages",
+                .effect = "a payload in the target's memory cgroup writes random data over rate_mb MiB more "
+                          "every second up to the cap of mem.exhaust, then holds; checked as the cgroup's "
+                          "usage growth rate",
+                .undo = PAYLOAD_UNDO,
                 .verify = PAYLOAD_VERIFY,
         },
         {

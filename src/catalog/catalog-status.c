@@ -14,10 +14,11 @@
  * fails when the two differ). A fault whose mechanism is not here is
  * planned-only: payload, proxy, dns and loadgen are not built yet. */
 static const char *const runnable_mechanisms[] = {
-        "signal.stop",     "signal.term",      "signal.kill",   "engine.pause", "engine.kill",
-        "engine.restart",  "engine.stop",      "crash-loop",    "cgroup.cpu",   "net",
-        "link.mtu",        "link.down",        "rlimit.nofile", "mount",        "payload.cpu",
-        "payload.threads", "payload.children", "payload.io",
+        "signal.stop",      "signal.term",    "signal.kill",   "engine.pause", "engine.kill",
+        "engine.restart",   "engine.stop",    "crash-loop",    "cgroup.cpu",   "net",
+        "link.mtu",         "link.down",      "rlimit.nofile", "mount",        "payload.cpu",
+        "payload.fill",     "payload.inodes", "payload.mem",   "payload.leak", "payload.threads",
+        "payload.children", "payload.io",
 };
 
 static const char *const fault_status_table[_FAULT_STATUS_MAX] = {

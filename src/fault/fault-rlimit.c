@@ -104,11 +104,6 @@ static int apply(struct fault_exec *fx, struct mh_error *reterr) {
                 return mh_error_fail(
                         reterr, -ESRCH, "target_not_running", "%s has no running main process",
                         target_name(fx));
-        if (streq(fault_param(fx, "mode")->s, "leak"))
-                return mh_error_fail(
-                        reterr, -EOPNOTSUPP, "not_implemented",
-                        "fd.exhaust mode leak is not built in this version: the limit is lowered at once "
-                        "(mode exhaust)");
         if ((r = plan_all(fx, &e, &n, reterr)) < 0 ||
             (r = rlimit_record_put(fx->restore, e, n, since, reterr)) < 0 ||
             (r = fault_record(fx, reterr)) < 0)

@@ -96,12 +96,19 @@ static void report_error(const struct mh_error *e) {
         sayf(STDOUT_FILENO, "error", "%s", e->msg[0] ? e->msg : "the payload failed");
 }
 
-/* Only the capabilities in keep (1 << CAP_* bits), and no way to gain any. */
+/* Only the capabilities in keep (1 << CAP_* bits) that the process has,
+ * and no way to gain any. One the agent lacks (a bounding set without
+ * CAP_SYS_RESOURCE) is not asked for: the body fails where it needs it,
+ * and says why. */
 static int drop_capabilities(uint64_t keep, struct mh_error *reterr) {
         struct __user_cap_header_struct h = { .version = _LINUX_CAPABILITY_VERSION_3 };
-        struct __user_cap_data_struct d[2] = { 0 };
+        struct __user_cap_data_struct d[2] = { 0 }, now[2] = { 0 };
+        if (syscall(SYS_capget, &h, now) < 0)
+                return mh_error_fail(
+                        reterr, negative_errno(), "payload", "cannot read capabilities: %s",
+                        strerror(errno));
         for (int i = 0; i < 2; i++)
-                d[i].effective = d[i].permitted = (uint32_t)(keep >> (32 * i));
+                d[i].effective = d[i].permitted = (uint32_t)(keep >> (32 * i)) & now[i].permitted;
         if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 || syscall(SYS_capset, &h, d) < 0)
                 return mh_error_fail(
                         reterr, negative_errno(), "payload", "cannot drop capabilities: %s",

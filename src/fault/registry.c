@@ -24,6 +24,10 @@
         X(fault_rlimit_nofile)                                                                              \
         X(fault_mount)                                                                                      \
         X(fault_payload_cpu)                                                                                \
+        X(fault_payload_fill)                                                                               \
+        X(fault_payload_inodes)                                                                             \
+        X(fault_payload_mem)                                                                                \
+        X(fault_payload_leak)                                                                               \
         X(fault_payload_threads)                                                                            \
         X(fault_payload_children)                                                                           \
         X(fault_payload_io)                                                                                 \

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "basic/stats.h"
+
 /* The reference's rules (domain/success.py): a boolean is never a number and
  * a number is never a boolean, except that a boolean criterion accepts 0/1. */
 static bool holds(const struct drill_criterion *c, const struct observation *o) {
@@ -61,16 +63,6 @@ struct series {
         bool boolean; /* a boolean sample among them */
 };
 
-static int cmp_double(const void *a, const void *b) {
-        double x = *(const double *)a, y = *(const double *)b;
-        return (x > y) - (x < y);
-}
-
-static double nearest_rank(const double *sorted, size_t n, size_t p) {
-        size_t rank = (p * n + 99) / 100;
-        return sorted[rank ? rank - 1 : 0];
-}
-
 static int series_of(
         const struct drill_criterion *c, const struct observation *s, size_t n, struct series *ret) {
         double *v = malloc(n * sizeof(*v)), sum = 0;
@@ -88,13 +80,13 @@ static int series_of(
                 v[i] = s[i].value;
                 sum += v[i];
         }
-        qsort(v, n, sizeof(*v), cmp_double);
+        doubles_sort(v, n);
         st.min = v[0];
         st.max = v[n - 1];
         st.mean = sum / (double)n;
-        st.p50 = nearest_rank(v, n, 50);
-        st.p95 = nearest_rank(v, n, 95);
-        st.p99 = nearest_rank(v, n, 99);
+        st.p50 = sorted_percentile(v, n, 50);
+        st.p95 = sorted_percentile(v, n, 95);
+        st.p99 = sorted_percentile(v, n, 99);
         free(v);
         *ret = st;
         return 0;

@@ -109,7 +109,7 @@ static void observe_source(struct runner *r, const struct drill_obs_source *s) {
                 runner_observe_probe(r, s->source_id, &metric, &pr);
                 break;
         case OBS_INSPECTION: observe_inspection(r, s); break;
-        default: break; /* logs: reported once by the observer, see below */
+        default: break; /* logs: refused at validation (plan-support.c) */
         }
 }
 
@@ -126,8 +126,6 @@ static void record_schedules(struct runner *r, const struct cadence *cad) {
         const struct drill_observability *o = &r->plan->spec->observability;
         struct run_result *res = r->result;
         for (size_t i = 0; i < o->n_sources; i++) {
-                if (o->sources[i].kind == OBS_LOGS)
-                        continue;
                 runner_event(
                         r, EVENT_OBSERVABILITY_COLLECTED,
                         json_pack(
@@ -142,14 +140,6 @@ static void record_schedules(struct runner *r, const struct cadence *cad) {
         }
 }
 
-static void report_logs(struct runner *r, const struct drill_obs_source *s) {
-        runner_event(
-                r, EVENT_OBSERVABILITY_SOURCE_FAILED,
-                json_pack(
-                        "{s:s, s:s}", "source", s->source_id, "reason",
-                        "log collection is not implemented in this version"));
-}
-
 /* Every source at the observer's start, then each repeating source on its
  * schedule (cadence.c) until the run's steps are over. Failures are notes,
  * never fatal. */
@@ -158,22 +148,18 @@ static void *observer(void *arg) {
         const struct drill_observability *o = &r->plan->spec->observability;
         struct cadence *cad = calloc(o->n_sources ? o->n_sources : 1, sizeof(*cad));
         double start = monotonic_ms();
-        for (size_t i = 0; cad && i < o->n_sources; i++) {
+        for (size_t i = 0; cad && i < o->n_sources; i++)
                 cadence_init(&cad[i], start, (double)o->sources[i].cadence_ms);
-                if (o->sources[i].kind == OBS_LOGS)
-                        report_logs(r, &o->sources[i]);
-        }
         while (cad && !observer_done(r)) {
                 double soonest = monotonic_ms() + 200;
                 for (size_t i = 0; i < o->n_sources && !observer_done(r); i++) {
-                        if (o->sources[i].kind == OBS_LOGS || !cadence_begin(&cad[i], monotonic_ms()))
+                        if (!cadence_begin(&cad[i], monotonic_ms()))
                                 continue;
                         observe_source(r, &o->sources[i]);
                         cadence_end(&cad[i], monotonic_ms());
                 }
                 for (size_t i = 0; i < o->n_sources; i++)
-                        if (o->sources[i].kind != OBS_LOGS)
-                                soonest = MIN(soonest, cadence_due_ms(&cad[i]));
+                        soonest = MIN(soonest, cadence_due_ms(&cad[i]));
                 pthread_mutex_lock(&r->lock);
                 if (!r->observer_done)
                         runner_wait_locked(r, soonest);

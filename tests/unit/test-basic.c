@@ -16,6 +16,7 @@
 #include "basic/fileio.h"
 #include "basic/macro.h"
 #include "basic/sha256.h"
+#include "basic/stats.h"
 #include "basic/strbuf.h"
 #include "basic/strv.h"
 #include "basic/suggest.h"
@@ -493,6 +494,25 @@ static void test_text_kinds(void **state) {
         assert_int_equal(dns_name_check(long_name, NULL, 0), -EINVAL);
 }
 
+/* Nearest rank: the p95 of 20 values is the 19th, of 8 the 8th; medians of
+ * odd and even counts. */
+static void test_order_statistics(void **state) {
+        (void)state;
+        double v[20], w[] = { 4, 411, 404, 408, 404, 407, 408, 85 };
+        for (int i = 0; i < 20; i++)
+                v[i] = 20 - i;
+        doubles_sort(v, 20);
+        assert_true(v[0] == 1 && v[19] == 20);
+        assert_true(sorted_percentile(v, 20, 95) == 19);
+        assert_true(sorted_percentile(v, 20, 100) == 20);
+        assert_true(sorted_percentile(v, 20, 1) == 1);
+        assert_true(sorted_median(v, 20) == 10.5);
+        assert_true(sorted_median(v, 19) == 10);
+        doubles_sort(w, 8);
+        assert_true(sorted_percentile(w, 8, 95) == 411 && sorted_percentile(w, 8, 50) == 404);
+        assert_true(sorted_median(w, 8) == 405.5);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_sha256_empty),
@@ -516,6 +536,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_read_file_limit, tmp_setup, tmp_teardown),
                 cmocka_unit_test_setup_teardown(test_read_file_empty, tmp_setup, tmp_teardown),
                 cmocka_unit_test(test_text_kinds),
+                cmocka_unit_test(test_order_statistics),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

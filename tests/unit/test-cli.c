@@ -127,12 +127,12 @@ static const struct failure failures[] = {
         { { "prepare", "validate", "tests/data/drills/not-runnable.yaml", "-c",
             "examples/demo/compose.yaml" },
           4,
-          "tests/data/drills/not-runnable.yaml:8:16: error: mem.exhaust cannot be injected by this build: "
-          "its "
-          "mechanism (payload) is not implemented yet" },
+          "tests/data/drills/not-runnable.yaml:8:16: error: tls.certificate_expired cannot be injected by "
+          "this build: its mechanism (proxy) is not implemented yet" },
         { { "run", "tests/data/drills/not-runnable.yaml", "-c", "examples/demo/compose.yaml" },
           4,
-          "tests/data/drills/not-runnable.yaml:8:16: error: mem.exhaust cannot be injected by this build" },
+          "tests/data/drills/not-runnable.yaml:8:16: error: tls.certificate_expired cannot be "
+          "injected by this build" },
         { { "discover", "faults", "-e", "net.latncy" },
           4,
           "error: unknown fault 'net.latncy' (did you mean 'net.latency'?)" },
@@ -253,7 +253,8 @@ static void test_discover(void **state) {
         assert_int_equal(r.exit, 0);
         assert_non_null(strstr(r.out, "net.latency "));
         assert_non_null(strstr(
-                r.out, "fs.fill                        filesystem  medium    300s  planned-only payload"));
+                r.out,
+                "fs.fill                        filesystem  medium    300s  runnable     payload.fill"));
         check_fault_counts(r.out);
         result_done(&r);
         r = RUN("d", "f", "-e", "net.latency");

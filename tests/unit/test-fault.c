@@ -20,7 +20,7 @@
 
 /* The faults this version applies: the network family and the process,
  * container and CPU faults (README, "What works today"). */
-#define FAULTS_THAT_RUN 34
+#define FAULTS_THAT_RUN 38
 
 static const struct fault_comp *comps_of(const struct fault_def *f, size_t i) {
         return i == 0 ? &f->comp : f->host_comp;
