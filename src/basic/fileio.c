@@ -1,6 +1,7 @@
 #include "fileio.h"
 
 #include <assert.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -59,5 +60,24 @@ int read_file_bounded(
         }
         *ret_len = b.len;
         *ret_data = strbuf_steal(&b);
+        return 0;
+}
+
+int read_text_at(int dirfd, const char *name, char *buf, size_t size) {
+        _cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+        size_t used = 0;
+        if (fd < 0)
+                return negative_errno();
+        while (used + 1 < size) {
+                ssize_t n = read(fd, buf + used, size - 1 - used);
+                if (n < 0 && errno == EINTR)
+                        continue;
+                if (n < 0)
+                        return negative_errno();
+                if (n == 0)
+                        break;
+                used += (size_t)n;
+        }
+        buf[used] = '\0';
         return 0;
 }

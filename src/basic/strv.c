@@ -1,10 +1,12 @@
 #include "strv.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "macro.h"
+#include "parse-number.h"
 
 _printf_(4, 5) static void append(char *buf, size_t size, size_t *len, const char *fmt, ...) {
         va_list ap;
@@ -35,4 +37,16 @@ void str_copy(char *dst, size_t size, const char *src) {
         if (n)
                 memcpy(dst, src, n);
         dst[n] = '\0';
+}
+
+const char *argv_option(int argc, char *const *argv, const char *key) {
+        for (int i = 0; i + 1 < argc; i += 2)
+                if (strcmp(argv[i], key) == 0)
+                        return argv[i + 1];
+        return NULL;
+}
+
+int argv_option_int64(int argc, char *const *argv, const char *key, int64_t *ret) {
+        const char *v = argv_option(argc, argv, key);
+        return !v ? -ENOENT : parse_int64(v, ret) < 0 ? -EINVAL : 0;
 }

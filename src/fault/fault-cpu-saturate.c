@@ -245,9 +245,7 @@ static int busy_look(const struct fault_exec *fx, bool *ret, char *detail, size_
 const struct fault_mechanism fault_payload_cpu = {
         .name = "payload.cpu",
         .apply = fault_payload_apply,
-        .undo = { { "payload.kill", fault_payload_kill } },
-        .verify = { { "payload.gone", fault_payload_gone } },
+        PAYLOAD_UNDO_VERIFY,
         .effect = { { "cpu.busy", busy_look } },
-        .release = fault_payload_release,
         .payload = body,
 };

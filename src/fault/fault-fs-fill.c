@@ -160,10 +160,8 @@ static int filled(const struct fault_exec *fx, bool *ret, char *detail, size_t s
 const struct fault_mechanism fault_payload_fill = {
         .name = "payload.fill",
         .apply = fault_payload_apply,
-        .undo = { { "payload.kill", fault_payload_kill } },
-        .verify = { { "payload.gone", fault_payload_gone } },
+        PAYLOAD_UNDO_VERIFY,
         .effect = { { "fs.filled", filled } },
-        .release = fault_payload_release,
         .payload = body,
         .payload_ns = NS_BIT(NS_MNT),
         .payload_caps = 1ull << CAP_DAC_OVERRIDE,

@@ -165,10 +165,8 @@ static int inodes_used(const struct fault_exec *fx, bool *ret, char *detail, siz
 const struct fault_mechanism fault_payload_inodes = {
         .name = "payload.inodes",
         .apply = fault_payload_apply,
-        .undo = { { "payload.kill", fault_payload_kill } },
-        .verify = { { "payload.gone", fault_payload_gone } },
+        PAYLOAD_UNDO_VERIFY,
         .effect = { { "fs.inodes_used", inodes_used } },
-        .release = fault_payload_release,
         .payload = body,
         .payload_ns = NS_BIT(NS_MNT),
         .payload_caps = (1ull << CAP_DAC_OVERRIDE) | (1ull << CAP_SYS_RESOURCE),

@@ -243,10 +243,8 @@ static int moving(const struct fault_exec *fx, bool *ret, char *detail, size_t s
 const struct fault_mechanism fault_payload_io = {
         .name = "payload.io",
         .apply = fault_payload_apply,
-        .undo = { { "payload.kill", fault_payload_kill } },
-        .verify = { { "payload.gone", fault_payload_gone } },
+        PAYLOAD_UNDO_VERIFY,
         .effect = { { "io.moving", moving } },
-        .release = fault_payload_release,
         .payload = body,
         .payload_ns = NS_BIT(NS_MNT),
 };

@@ -375,19 +375,15 @@ static int look_growing(const struct fault_exec *fx, bool *ret, char *detail, si
 const struct fault_mechanism fault_payload_mem = {
         .name = "payload.mem",
         .apply = fault_payload_apply,
-        .undo = { { "payload.kill", fault_payload_kill } },
-        .verify = { { "payload.gone", fault_payload_gone } },
+        PAYLOAD_UNDO_VERIFY,
         .effect = { { "mem.resident", look_resident } },
-        .release = fault_payload_release,
         .payload = body_exhaust,
 };
 
 const struct fault_mechanism fault_payload_leak = {
         .name = "payload.leak",
         .apply = fault_payload_apply,
-        .undo = { { "payload.kill", fault_payload_kill } },
-        .verify = { { "payload.gone", fault_payload_gone } },
+        PAYLOAD_UNDO_VERIFY,
         .effect = { { "mem.growing", look_growing } },
-        .release = fault_payload_release,
         .payload = body_leak,
 };

@@ -222,19 +222,15 @@ static int exhausted(const struct fault_exec *fx, bool *ret, char *detail, size_
 const struct fault_mechanism fault_payload_threads = {
         .name = "payload.threads",
         .apply = apply,
-        .undo = { { "payload.kill", fault_payload_kill } },
-        .verify = { { "payload.gone", fault_payload_gone } },
+        PAYLOAD_UNDO_VERIFY,
         .effect = { { "pids.exhausted", exhausted } },
-        .release = fault_payload_release,
         .payload = threads_body,
 };
 
 const struct fault_mechanism fault_payload_children = {
         .name = "payload.children",
         .apply = apply,
-        .undo = { { "payload.kill", fault_payload_kill } },
-        .verify = { { "payload.gone", fault_payload_gone } },
+        PAYLOAD_UNDO_VERIFY,
         .effect = { { "pids.exhausted", exhausted } },
-        .release = fault_payload_release,
         .payload = children_body,
 };

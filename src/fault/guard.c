@@ -9,9 +9,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "basic/clock.h"
-#include "basic/parse-number.h"
+#include "basic/strv.h"
 #include "fault/live.h"
+#include "sys/process.h"
 
 #define RELEASE_WAIT_MS 1000
 
@@ -128,17 +128,7 @@ struct fault_guard *fault_guard_release(struct fault_guard *g) {
         ssize_t n = write(g->fd, msg, sizeof(msg) - 1);
         (void)n;
         close(g->fd);
-        for (double until = monotonic_ms() + RELEASE_WAIT_MS; g->pid > 0;) {
-                pid_t r = waitpid(g->pid, NULL, WNOHANG);
-                if (r == g->pid || (r < 0 && errno != EINTR))
-                        g->pid = 0;
-                else if (monotonic_ms() > until) {
-                        kill(g->pid, SIGKILL);
-                        waitpid(g->pid, NULL, 0);
-                        g->pid = 0;
-                } else
-                        sleep_ms(2);
-        }
+        proc_child_end(g->pid, RELEASE_WAIT_MS);
         free(g);
         return NULL;
 }
@@ -168,24 +158,16 @@ struct guard_args {
 };
 
 static int parse(int argc, char **argv, struct guard_args *a) {
-        for (int i = 0; i + 1 < argc; i += 2) {
-                const char *k = argv[i], *v = argv[i + 1];
-                if (strcmp(k, "--fault") == 0)
-                        a->fault = v;
-                else if (strcmp(k, "--lease") == 0)
-                        a->lease = v;
-                else if (strcmp(k, "--params") == 0)
-                        a->params = v;
-                else if (strcmp(k, "--net") == 0)
-                        a->net = v;
-                else if (strcmp(k, "--restore") == 0)
-                        a->restore = v;
-                else if (strcmp(k, "--pid") == 0 && parse_int64(v, &a->pid) < 0)
-                        return -EINVAL;
-                else if (strcmp(k, "--start") == 0 && parse_int64(v, &a->start) < 0)
-                        return -EINVAL;
-        }
-        return a->fault && a->lease && a->pid > 0 && a->pid <= INT32_MAX && a->start >= 0 ? 0 : -EINVAL;
+        a->fault = argv_option(argc, argv, "--fault");
+        a->lease = argv_option(argc, argv, "--lease");
+        a->params = argv_option(argc, argv, "--params");
+        a->net = argv_option(argc, argv, "--net");
+        a->restore = argv_option(argc, argv, "--restore");
+        bool numbers = argv_option_int64(argc, argv, "--pid", &a->pid) >= 0 &&
+                       argv_option_int64(argc, argv, "--start", &a->start) >= 0;
+        return numbers && a->fault && a->lease && a->pid > 0 && a->pid <= INT32_MAX && a->start >= 0
+                       ? 0
+                       : -EINVAL;
 }
 
 static int undo(

@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "basic/parse-number.h"
+#include "basic/strv.h"
 #include "fault/payload.h"
 #include "sys/cgroup.h"
 #include "sys/ns.h"
@@ -23,26 +23,14 @@ struct payload_args {
 };
 
 static int parse(int argc, char **argv, struct payload_args *a) {
-        for (int i = 0; i + 1 < argc; i += 2) {
-                const char *k = argv[i], *v = argv[i + 1];
-                int r = 0;
-                if (strcmp(k, "--fault") == 0)
-                        a->fault = v;
-                else if (strcmp(k, "--lease") == 0)
-                        a->lease = v;
-                else if (strcmp(k, "--params") == 0)
-                        a->params = v;
-                else if (strcmp(k, "--pid") == 0)
-                        r = parse_int64(v, &a->pid);
-                else if (strcmp(k, "--start") == 0)
-                        r = parse_int64(v, &a->start);
-                else if (strcmp(k, "--parent") == 0)
-                        r = parse_int64(v, &a->parent);
-                if (r < 0)
-                        return r;
-        }
-        return a->fault && a->lease && a->params && a->pid > 0 && a->pid <= INT32_MAX && a->start >= 0 &&
-                               a->parent > 0
+        a->fault = argv_option(argc, argv, "--fault");
+        a->lease = argv_option(argc, argv, "--lease");
+        a->params = argv_option(argc, argv, "--params");
+        bool numbers = argv_option_int64(argc, argv, "--pid", &a->pid) >= 0 &&
+                       argv_option_int64(argc, argv, "--start", &a->start) >= 0 &&
+                       argv_option_int64(argc, argv, "--parent", &a->parent) >= 0;
+        return numbers && a->fault && a->lease && a->params && a->pid > 0 && a->pid <= INT32_MAX &&
+                               a->start >= 0 && a->parent > 0
                        ? 0
                        : -EINVAL;
 }

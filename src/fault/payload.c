@@ -12,6 +12,7 @@
 
 #include "basic/clock.h"
 #include "fault/guard.h"
+#include "sys/process.h"
 
 #define STOP_WAIT_MS 1000
 
@@ -182,18 +183,7 @@ struct payload *payload_stop(struct payload *p) {
         ssize_t n = write(p->to, msg, sizeof(msg) - 1);
         (void)n;
         close(p->to);
-        for (double until = monotonic_ms() + STOP_WAIT_MS; p->pid > 0;) {
-                pid_t r = waitpid(p->pid, NULL, WNOHANG);
-                if (r == p->pid || (r < 0 && errno != EINTR))
-                        p->pid = 0;
-                else if (monotonic_ms() > until) {
-                        /* Its body dies with it (PR_SET_PDEATHSIG). */
-                        kill(p->pid, SIGKILL);
-                        waitpid(p->pid, NULL, 0);
-                        p->pid = 0;
-                } else
-                        sleep_ms(2);
-        }
+        proc_child_end(p->pid, STOP_WAIT_MS); /* its body dies with it (PR_SET_PDEATHSIG) */
         close(p->from);
         free(p);
         return NULL;

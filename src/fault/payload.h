@@ -83,3 +83,9 @@ int fault_payload_kill(const struct fault_exec *fx, struct mh_error *reterr);
 int fault_payload_gone(const struct fault_exec *fx, bool *ret, char *detail, size_t size);
 int fault_payload_running(const struct fault_exec *fx, bool *ret, char *detail, size_t size);
 void fault_payload_release(void *live);
+
+/* The undo, verify and release every payload mechanism shares, for its
+ * vtable: `.apply = fault_payload_apply, PAYLOAD_UNDO_VERIFY, .effect = ...`. */
+#define PAYLOAD_UNDO_VERIFY                                                                                 \
+        .undo = { { "payload.kill", fault_payload_kill } },                                                 \
+        .verify = { { "payload.gone", fault_payload_gone } }, .release = fault_payload_release

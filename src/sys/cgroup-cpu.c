@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "basic/fileio.h"
 #include "basic/macro.h"
 #include "basic/parse-number.h"
 
@@ -59,28 +60,9 @@ int cgroup_cpu_stat_usage_parse(const char *text, uint64_t *ret_usec) {
         return -ENOENT;
 }
 
-static int read_all(int dirfd, const char *name, char *buf, size_t size) {
-        _cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-        size_t used = 0;
-        if (fd < 0)
-                return negative_errno();
-        while (used + 1 < size) {
-                ssize_t n = read(fd, buf + used, size - 1 - used);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return negative_errno();
-                if (n == 0)
-                        break;
-                used += (size_t)n;
-        }
-        buf[used] = '\0';
-        return 0;
-}
-
 int cgroup_cpu_usage_read(int dirfd, bool v2, uint64_t *ret_ns) {
         char buf[CPU_STAT_MAX];
-        int r = read_all(dirfd, v2 ? "cpu.stat" : "cpuacct.usage", buf, sizeof(buf));
+        int r = read_text_at(dirfd, v2 ? "cpu.stat" : "cpuacct.usage", buf, sizeof(buf));
         if (r < 0)
                 return r;
         if (v2) {

@@ -4,32 +4,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "basic/fileio.h"
 #include "basic/macro.h"
 #include "basic/parse-number.h"
 #include "sys/cgroup.h"
 
 #define KNOB_TEXT_MAX 4096 /* memory.events, memory.oom_control: a few short lines */
 #define MEMINFO_MAX   16384
-
-/* The whole text of a small knob (cgroup_knob_read keeps the first line). */
-static int text_read(int dirfd, const char *name, char *buf, size_t size) {
-        _cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-        size_t used = 0;
-        if (fd < 0)
-                return negative_errno();
-        while (used + 1 < size) {
-                ssize_t n = read(fd, buf + used, size - 1 - used);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return negative_errno();
-                if (n == 0)
-                        break;
-                used += (size_t)n;
-        }
-        buf[used] = '\0';
-        return 0;
-}
 
 static int number_parse(const char *s, size_t len, uint64_t *ret) {
         return len == 0 ? -EINVAL : parse_decimal_scaled(s, len, 1, ret);
@@ -110,7 +91,7 @@ int cgroup_memory_limit_at(int dirfd, bool v2, bool *ret_limited, uint64_t *ret)
 
 int cgroup_memory_oom_kills_at(int dirfd, bool v2, uint64_t *ret) {
         char text[KNOB_TEXT_MAX];
-        int r = text_read(dirfd, v2 ? "memory.events" : "memory.oom_control", text, sizeof(text));
+        int r = read_text_at(dirfd, v2 ? "memory.events" : "memory.oom_control", text, sizeof(text));
         return r < 0 ? r : cgroup_keyed_value_parse(text, "oom_kill", ret);
 }
 
@@ -135,7 +116,7 @@ int host_memory_read(uint64_t *ret_total, uint64_t *ret_available) {
         char text[MEMINFO_MAX];
         uint64_t total, avail;
         _cleanup_close_ int dir = open("/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        int r = dir < 0 ? negative_errno() : text_read(dir, "meminfo", text, sizeof(text));
+        int r = dir < 0 ? negative_errno() : read_text_at(dir, "meminfo", text, sizeof(text));
         if (r < 0)
                 return r;
         if ((r = meminfo_value_parse(text, "MemTotal", &total)) < 0 ||

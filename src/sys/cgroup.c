@@ -336,23 +336,10 @@ static int hierarchy_dir_open(
 }
 
 static int knob_read(int dirfd, const char *name, char *buf, size_t size) {
-        _cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-                return negative_errno();
-        size_t used = 0;
-        while (used + 1 < size) {
-                ssize_t n = read(fd, buf + used, size - 1 - used);
-                if (n < 0 && errno == EINTR)
-                        continue;
-                if (n < 0)
-                        return negative_errno();
-                if (n == 0)
-                        break;
-                used += (size_t)n;
-        }
-        buf[used] = '\0';
-        buf[strcspn(buf, "\n")] = '\0';
-        return 0;
+        int r = read_text_at(dirfd, name, buf, size);
+        if (r >= 0)
+                buf[strcspn(buf, "\n")] = '\0';
+        return r;
 }
 
 static int procs_write(int dirfd, pid_t pid) {

@@ -6,8 +6,10 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "basic/clock.h"
 #include "pidfd-syscall.h"
 
 int proc_pidfd_open(const struct proc_identity *id, int *ret_fd, struct mh_error *reterr) {
@@ -52,4 +54,18 @@ int proc_pidfd_wait_exit(int pidfd, int timeout_ms) {
         if (r < 0)
                 return negative_errno();
         return r > 0 ? 1 : 0;
+}
+
+void proc_child_end(pid_t pid, int wait_ms) {
+        for (double until = monotonic_ms() + wait_ms; pid > 0;) {
+                pid_t r = waitpid(pid, NULL, WNOHANG);
+                if (r == pid || (r < 0 && errno != EINTR))
+                        return;
+                if (monotonic_ms() > until) {
+                        kill(pid, SIGKILL);
+                        waitpid(pid, NULL, 0);
+                        return;
+                }
+                sleep_ms(2);
+        }
 }

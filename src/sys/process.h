@@ -21,5 +21,10 @@ int proc_pidfd_open(const struct proc_identity *id, int *ret_fd, struct mh_error
 /* Sends sig to the process id names: -ESRCH when it is gone (or recycled). */
 int proc_signal(const struct proc_identity *id, int sig, struct mh_error *reterr);
 
+/* Waits up to wait_ms for pid, a child of ours, to exit, then SIGKILLs it;
+ * reaps it either way. For a helper process told to go (a guardian, a
+ * payload) that must not outlive the call. */
+void proc_child_end(pid_t pid, int wait_ms);
+
 /* Waits up to timeout_ms for the process behind pidfd to exit: 1 exited, 0 still running. */
 int proc_pidfd_wait_exit(int pidfd, int timeout_ms);

@@ -513,6 +513,20 @@ static void test_order_statistics(void **state) {
         assert_true(sorted_median(w, 8) == 405.5);
 }
 
+/* "--key value" pairs: a value, a number, an absent key, a key in a value's place. */
+static void test_argv_options(void **state) {
+        (void)state;
+        char *argv[] = { "--lease", "l-1", "--pid", "42", "--start", "x1", "--fault", NULL };
+        int64_t n = 0;
+        assert_string_equal(argv_option(7, argv, "--lease"), "l-1");
+        assert_null(argv_option(7, argv, "--fault")); /* no value after it */
+        assert_null(argv_option(7, argv, "l-1"));     /* values are not keys */
+        assert_int_equal(argv_option_int64(7, argv, "--pid", &n), 0);
+        assert_int_equal(n, 42);
+        assert_int_equal(argv_option_int64(7, argv, "--start", &n), -EINVAL);
+        assert_int_equal(argv_option_int64(7, argv, "--parent", &n), -ENOENT);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_sha256_empty),
@@ -537,6 +551,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_read_file_empty, tmp_setup, tmp_teardown),
                 cmocka_unit_test(test_text_kinds),
                 cmocka_unit_test(test_order_statistics),
+                cmocka_unit_test(test_argv_options),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
