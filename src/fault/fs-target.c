@@ -1,37 +1,22 @@
 #include "fs-target.h"
 
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/statfs.h>
 #include <sys/statvfs.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "basic/macro.h"
 #include "fault/live.h"
 #include "fault/payload.h"
+#include "sys/in-root.h"
 #include "sys/ns.h"
-
-#ifndef SYS_openat2
-#define SYS_openat2 437
-#endif
 
 #define CHILD_TIMEOUT_MS 5000
 
 int fs_dir_open(const char *path) {
-        _cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        struct open_how how = {
-                .flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOCTTY,
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-        };
-        if (root < 0)
-                return negative_errno();
-        while (*path == '/')
-                path++;
-        int fd = (int)syscall(SYS_openat2, root, *path ? path : ".", &how, sizeof(how));
-        return fd < 0 ? negative_errno() : fd;
+        return open_in_own_root(path, O_RDONLY | O_DIRECTORY | O_NOCTTY);
 }
 
 int fs_usage_of(int fd, struct fs_usage *ret) {

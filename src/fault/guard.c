@@ -47,7 +47,7 @@ static json_t *net_json(const struct fault_net *n) {
         return j;
 }
 
-static int spawn(const struct fault_exec *fx, int fd, pid_t *ret_pid, char *const *argv) {
+int fault_agent_spawn(char *const *argv, int in, int out, bool new_session, pid_t *ret_pid) {
         posix_spawn_file_actions_t fa;
         posix_spawnattr_t at;
         sigset_t none, dfl;
@@ -55,14 +55,18 @@ static int spawn(const struct fault_exec *fx, int fd, pid_t *ret_pid, char *cons
         sigemptyset(&none);
         sigfillset(&dfl);
         posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, fd, STDIN_FILENO);
-        /* Not the agent's stdout: the controller's pipe must close when the agent lets it go. */
-        posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+        posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
+        if (out >= 0)
+                posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO);
+        else
+                posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
         posix_spawnattr_init(&at);
-        posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+        posix_spawnattr_setflags(
+                &at,
+                (new_session ? POSIX_SPAWN_SETSID : 0) | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
         posix_spawnattr_setsigmask(&at, &none);
         posix_spawnattr_setsigdefault(&at, &dfl);
-        int r = posix_spawn(ret_pid, guard_exe, &fa, &at, argv, environ);
+        int r = guard_exe ? posix_spawn(ret_pid, guard_exe, &fa, &at, argv, environ) : EOPNOTSUPP;
         posix_spawn_file_actions_destroy(&fa);
         posix_spawnattr_destroy(&at);
         return -r;
@@ -103,7 +107,8 @@ int fault_guard_start(const struct fault_exec *fx, struct fault_guard **ret, str
                                  "--restore",
                                  restore_text,
                                  NULL };
-                r = spawn(fx, p[0], &g->pid, argv);
+                /* Not the agent's stdout: the controller's pipe must close when the agent lets it go. */
+                r = fault_agent_spawn(argv, p[0], -1, true, &g->pid);
                 close(p[0]);
                 if (r < 0)
                         close(p[1]);

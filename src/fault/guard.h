@@ -9,6 +9,9 @@
  * run. The agent runs itself as `EXE guard --fault ID --lease ID --pid PID
  * --start TICKS --params JSON --net JSON --restore JSON`. */
 
+#include <stdbool.h>
+#include <sys/types.h>
+
 #include "fault/fault.h"
 
 /* mayhem-agent sets "/proc/self/exe", tests the built agent. Unset (any
@@ -16,6 +19,10 @@
 void fault_guard_exe_set(const char *exe);
 /* The agent's program (guardians and payloads run it); NULL when unset. */
 const char *fault_guard_exe(void);
+/* Runs it with argv: stdin from in, stdout to out (-1: /dev/null), stderr
+ * the agent's, no signal blocked or ignored, in a session of its own when
+ * new_session (a guardian outlives the agent; a payload must not). -errno. */
+int fault_agent_spawn(char *const *argv, int in, int out, bool new_session, pid_t *ret_pid);
 
 struct fault_guard;
 

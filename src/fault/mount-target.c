@@ -13,11 +13,9 @@
 #include <unistd.h>
 
 #include "basic/macro.h"
+#include "sys/in-root.h"
 #include "sys/ns.h"
 
-#ifndef SYS_openat2
-#define SYS_openat2 437
-#endif
 #ifndef SYS_open_tree
 #define SYS_open_tree 428
 #endif
@@ -61,17 +59,7 @@ struct arg {
 /* ---- in the child, inside the target's mount namespace ---- */
 
 static int resolve(const char *path, int flags) {
-        _cleanup_close_ int root = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-        struct open_how how = {
-                .flags = (uint64_t)flags | O_CLOEXEC | ((flags & O_PATH) ? 0 : O_NOCTTY | O_NONBLOCK),
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-        };
-        if (root < 0)
-                return negative_errno();
-        while (*path == '/')
-                path++;
-        int fd = (int)syscall(SYS_openat2, root, *path ? path : ".", &how, sizeof(how));
-        return fd < 0 ? negative_errno() : fd;
+        return open_in_own_root(path, flags | ((flags & O_PATH) ? 0 : O_NOCTTY | O_NONBLOCK));
 }
 
 static int stat_of(int fd, struct statx *ret) {

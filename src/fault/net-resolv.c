@@ -3,19 +3,14 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/openat2.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "basic/macro.h"
 #include "basic/procfs.h"
-
-#ifndef SYS_openat2
-#define SYS_openat2 437
-#endif
+#include "sys/in-root.h"
 
 static bool is_blank(char c) {
         return c == ' ' || c == '\t' || c == '\r';
@@ -57,19 +52,9 @@ void net_nameservers_parse(const char *text, size_t len, struct net_nameservers 
         *ret = ns;
 }
 
-/* etc/resolv.conf under the target's root: symlinks resolve inside it, and
- * "/proc/..." magic links are refused. openat2 needs Linux 5.6; without it,
- * no symlink is followed at all. */
-static int open_in_root(int root) {
-        struct open_how how = {
-                .flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK,
-                .resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
-        };
-        int fd = (int)syscall(SYS_openat2, root, "etc/resolv.conf", &how, sizeof(how));
-        if (fd < 0 && errno == ENOSYS)
-                fd = openat(
-                        root, "etc/resolv.conf", O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
-        return fd < 0 ? negative_errno() : fd;
+/* etc/resolv.conf under the target's root (sys/in-root.h). */
+static int resolv_conf_open(int root) {
+        return open_in_root(root, "etc/resolv.conf", O_RDONLY | O_NOCTTY | O_NONBLOCK);
 }
 
 static int read_bounded(int fd, char *buf, size_t max, size_t *ret_len) {
@@ -104,7 +89,7 @@ int net_nameservers_of(
                 snprintf(detail, size, "the target (pid %d) is gone", (int)id->pid);
                 return -ESRCH;
         }
-        _cleanup_close_ int fd = open_in_root(root);
+        _cleanup_close_ int fd = resolv_conf_open(root);
         int r = fd < 0 ? fd : read_bounded(fd, buf, NET_RESOLV_MAX, &len);
         if (r < 0) {
                 snprintf(

@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,26 +25,6 @@ struct payload {
         bool eof;
 };
 
-static int spawn(int in, int out, pid_t *ret_pid, char *const *argv) {
-        posix_spawn_file_actions_t fa;
-        posix_spawnattr_t at;
-        sigset_t none, dfl;
-        extern char **environ;
-        sigemptyset(&none);
-        sigfillset(&dfl);
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, in, STDIN_FILENO);
-        posix_spawn_file_actions_adddup2(&fa, out, STDOUT_FILENO);
-        posix_spawnattr_init(&at);
-        posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-        posix_spawnattr_setsigmask(&at, &none);
-        posix_spawnattr_setsigdefault(&at, &dfl);
-        int r = posix_spawn(ret_pid, fault_guard_exe(), &fa, &at, argv, environ);
-        posix_spawn_file_actions_destroy(&fa);
-        posix_spawnattr_destroy(&at);
-        return -r;
-}
-
 static int launch(const struct fault_exec *fx, struct payload *p) {
         int in[2] = { -1, -1 }, out[2] = { -1, -1 };
         char pid[24], start[24], parent[24];
@@ -61,7 +40,7 @@ static int launch(const struct fault_exec *fx, struct payload *p) {
                 char *argv[] = { "mayhem-agent",       "payload", "--fault",  (char *)fx->def->id, "--lease",
                                  (char *)fx->lease_id, "--pid",   pid,        "--start",           start,
                                  "--parent",           parent,    "--params", params_text,         NULL };
-                r = spawn(in[0], out[1], &p->pid, argv);
+                r = fault_agent_spawn(argv, in[0], out[1], false, &p->pid);
         }
         if (in[0] >= 0)
                 close(in[0]);

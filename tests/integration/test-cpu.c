@@ -27,6 +27,7 @@
 #include "common/agent-lease.h"
 #include "common/cgroup-usage.h"
 #include "common/run-command.h"
+#include "common/victim.h"
 #include "engine/engine.h"
 
 #define IMAGE      "mayhem-test-busybox:latest"
@@ -40,20 +41,6 @@ static char limited[64], unlimited[64];
 static struct agent_client *agent;
 static struct engine *engine;
 static unsigned next_lease;
-
-static bool docker(const char *const *argv) {
-        struct cmd_result r = run_command(NULL, argv);
-        bool ok = r.exit == 0;
-        if (!ok)
-                fprintf(stderr, "%s %s: %s", argv[0], argv[1], r.err ? r.err : "");
-        cmd_result_done(&r);
-        return ok;
-}
-
-static pid_t main_pid(const char *name) {
-        struct engine_container c;
-        return engine_container_inspect(engine, name, &c, NULL) >= 0 && c.running ? c.pid : 0;
-}
 
 /* Share of allowance the cgroup used over the next ms, in percent. */
 static double share_over(const struct cgroup_usage *c, double allowance, int ms) {
@@ -70,37 +57,18 @@ static void counter_find(pid_t pid, struct cgroup_usage *c) {
  * payloads of their own on this host meanwhile). */
 static int payloads_left(void) {
         char pattern[96];
-        snprintf(
-                pattern, sizeof(pattern), "mayhem-agent payload --fault cpu.saturate --lease l-%08x",
-                (unsigned)getpid());
-        struct cmd_result r = run_command(NULL, (const char *const[]){ "pgrep", "-f", pattern, NULL });
-        int n = 0;
-        for (const char *p = r.out; p && *p; p++)
-                n += *p == '\n';
-        cmd_result_done(&r);
-        return n;
+        pid_t pids[64];
+        snprintf(pattern, sizeof(pattern), "--fault cpu.saturate --lease l-%08x", (unsigned)getpid());
+        return (int)victim_payloads(pattern, pids, 64);
 }
 
 /* ---- the agent -------------------------------------------------------------- */
 
 static json_t *lease_for(struct agent_client *a, const char *name, int percent) {
         char id[32], params[32];
-        json_t *ident = NULL;
-        struct mh_error e = { 0 };
-        if (agent_lease_resolve(a, "docker", name, &ident, &e) < 0)
-                fail_msg("target.resolve %s: %s", name, e.msg);
         snprintf(id, sizeof(id), "l-%08x%08x", (unsigned)getpid(), ++next_lease);
         snprintf(params, sizeof(params), "{\"percent\": %d}", percent);
-        json_t *l = agent_lease_new(id, "cpu.saturate", ident, params, NULL);
-        json_decref(ident);
-        assert_non_null(l);
-        return l;
-}
-
-static void call(struct agent_client *a, json_t *lease, const char *phase, json_t **reply) {
-        struct mh_error e = { 0 };
-        if (agent_lease_call(a, lease, phase, reply, &e) < 0)
-                fail_msg("%s: %s", phase, e.msg);
+        return victim_lease(a, name, "cpu.saturate", id, params);
 }
 
 /* Wanted share on one container: settled within SETTLE_MS (a 1 s window
@@ -108,11 +76,11 @@ static void call(struct agent_client *a, json_t *lease, const char *phase, json_
  * effect check true, and after undo nothing left. */
 static void saturate(const char *name, double allowance, int percent) {
         struct cgroup_usage c;
-        counter_find(main_pid(name), &c);
+        counter_find(victim_main_pid(engine, name), &c);
         double idle = share_over(&c, allowance, 1000);
         json_t *l = lease_for(agent, name, percent), *reply = NULL;
         double t0 = monotonic_ms();
-        call(agent, l, "inject", NULL);
+        victim_call(agent, l, "inject", NULL);
         double share = 0, settled = -1;
         while (monotonic_ms() - t0 < SETTLE_MS + 1000 && settled < 0) {
                 share = share_over(&c, allowance, 1000) - idle;
@@ -129,13 +97,13 @@ static void saturate(const char *name, double allowance, int percent) {
                 added, WINDOW_MS, idle);
         assert_true(fabs(added - percent) <= TOL_PTS);
         assert_true(payloads_left() > 0); /* the residue scan below sees ours */
-        call(agent, l, "effect", &reply);
+        victim_call(agent, l, "effect", &reply);
         print_message("effect: %s\n", json_string_value(json_object_get(reply, "detail")));
         assert_true(json_is_true(json_object_get(reply, "in_force")));
         assert_true(json_is_true(json_object_get(reply, "observed")));
         json_decref(reply);
-        call(agent, l, "undo", NULL);
-        call(agent, l, "verify", &reply);
+        victim_call(agent, l, "undo", NULL);
+        victim_call(agent, l, "verify", &reply);
         assert_true(json_is_true(json_object_get(reply, "verified")));
         json_decref(reply);
         double after = share_over(&c, allowance, 1000);
@@ -174,17 +142,11 @@ static void test_unlimited_50(void **state) {
  * ends the payload, no recovery step; the next second is idle. */
 static void test_agent_killed(void **state) {
         (void)state;
-        struct mh_error e = { 0 };
-        struct agent_client *a = NULL;
-        struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT_BIN"),
-                                          .roles = "cpu",
-                                          .run_id = "cpu-killed" };
-        if (agent_client_start(&o, &a, &e) < 0)
-                fail_msg("agent: %s", e.msg);
+        struct agent_client *a = victim_agent("cpu", "cpu-killed");
         struct cgroup_usage c;
-        counter_find(main_pid(limited), &c);
+        counter_find(victim_main_pid(engine, limited), &c);
         json_t *l = lease_for(a, limited, 80);
-        call(a, l, "inject", NULL);
+        victim_call(a, l, "inject", NULL);
         double busy = share_over(&c, LIMIT_CPUS, 1000);
         assert_true(busy > 50);
         assert_int_equal(kill(agent_client_pid(a), SIGKILL), 0);
@@ -206,21 +168,21 @@ static void test_agent_killed(void **state) {
 static void test_binding_quota(void **state) {
         (void)state;
         for (int i = 0; i < 3; i++)
-                assert_true(docker((const char *const[]){ "docker", "exec", "-d", limited, "/busybox", "sh",
-                                                          "-c", "while :; do :; done", NULL }));
+                assert_true(victim_run((const char *const[]){ "docker", "exec", "-d", limited, "/busybox",
+                                                              "sh", "-c", "while :; do :; done", NULL }));
         struct cgroup_usage c;
-        counter_find(main_pid(limited), &c);
+        counter_find(victim_main_pid(engine, limited), &c);
         json_t *l = lease_for(agent, limited, 50), *reply = NULL;
-        call(agent, l, "inject", NULL);
+        victim_call(agent, l, "inject", NULL);
         sleep_ms(3000);
-        call(agent, l, "effect", &reply);
+        victim_call(agent, l, "effect", &reply);
         const char *detail = json_string_value(json_object_get(reply, "detail"));
         print_message("app spinning: effect: %s\n", detail);
         assert_true(json_is_true(json_object_get(reply, "in_force")));
         assert_non_null(strstr(detail, "the quota binds"));
         json_decref(reply);
         assert_true(share_over(&c, LIMIT_CPUS, 1000) > 95);
-        call(agent, l, "undo", NULL);
+        victim_call(agent, l, "undo", NULL);
         assert_int_equal(payloads_left(), 0);
         json_decref(l);
 }
@@ -228,9 +190,9 @@ static void test_binding_quota(void **state) {
 static bool start(char *name, size_t size, const char *which, const char *cpus) {
         snprintf(name, size, "mayhem-cpu-%s-%d", which, (int)getpid());
         if (cpus)
-                return docker((const char *const[]){ "docker", "run", "-d", "--name", name, "--cpus", cpus,
-                                                     IMAGE, NULL });
-        return docker((const char *const[]){ "docker", "run", "-d", "--name", name, IMAGE, NULL });
+                return victim_run((const char *const[]){ "docker", "run", "-d", "--name", name, "--cpus",
+                                                         cpus, IMAGE, NULL });
+        return victim_run((const char *const[]){ "docker", "run", "-d", "--name", name, IMAGE, NULL });
 }
 
 static void remove_all(void) {

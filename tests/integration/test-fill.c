@@ -30,6 +30,7 @@
 #include "basic/macro.h"
 #include "common/agent-lease.h"
 #include "common/run-command.h"
+#include "common/victim.h"
 #include "engine/engine.h"
 
 #define IMAGE   "mayhem-test-busybox:latest"
@@ -42,15 +43,6 @@ static struct engine *engine;
 static json_t *identity;
 static unsigned next_lease;
 static int main_pid;
-
-static bool run_ok(const char *const *argv) {
-        struct cmd_result r = run_command(NULL, argv);
-        bool ok = r.exit == 0;
-        if (!ok)
-                fprintf(stderr, "%s %s: %s", argv[0], argv[1], r.err ? r.err : "");
-        cmd_result_done(&r);
-        return ok;
-}
 
 struct usage {
         double used_pct; /* (f_blocks - f_bavail) / f_blocks, as the payload counts it */
@@ -76,9 +68,7 @@ static json_t *lease(const char *fault, const char *params) {
 
 static json_t *call(struct agent_client *a, json_t *l, const char *phase) {
         json_t *reply = NULL;
-        struct mh_error e = { 0 };
-        if (agent_lease_call(a, l, phase, &reply, &e) < 0)
-                fail_msg("%s: %s", phase, e.msg);
+        victim_call(a, l, phase, &reply);
         return reply;
 }
 
@@ -93,11 +83,8 @@ static void effect_seen(json_t *l) {
 }
 
 static bool payload_left(void) {
-        struct cmd_result r = run_command(
-                NULL, (const char *const[]){ "pgrep", "-f", "mayhem-agent payload --fault fs", NULL });
-        bool left = r.exit == 0;
-        cmd_result_done(&r);
-        return left;
+        pid_t pids[1];
+        return victim_payloads("--fault fs", pids, 1) > 0;
 }
 
 /* Only lost+found (and . ..) in the image's root. */
@@ -293,15 +280,9 @@ static void test_overlay_cap(void **state) {
 
 /* The agent SIGKILLed mid-fault: the kernel frees what the payload held. */
 static void killed_mid(const char *fault, double percent) {
-        struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT_BIN"),
-                                          .roles = "fs",
-                                          .run_id = "fill-killed" };
-        struct agent_client *a = NULL;
-        struct mh_error e = { 0 };
+        struct agent_client *a = victim_agent("fs", "fill-killed");
         char params[128];
         struct usage u0 = usage_of(mnt);
-        if (agent_client_start(&o, &a, &e) < 0)
-                fail_msg("agent: %s", e.msg);
         snprintf(params, sizeof(params), "{\"percent\": %g, \"path\": \"/data\"}", percent);
         json_t *l = lease(fault, params);
         json_decref(call(a, l, "inject"));
@@ -350,20 +331,20 @@ static void cleanup(void) {
 static bool make_fs(void) {
         char size[16];
         snprintf(size, sizeof(size), "%dM", FS_MIB);
-        return run_ok((const char *const[]){ "truncate", "-s", size, img, NULL }) &&
-               run_ok((const char *const[]){ "mkfs.ext4", "-q", "-F", "-N", "4096", "-m", "5", img,
-                                             NULL }) &&
+        return victim_run((const char *const[]){ "truncate", "-s", size, img, NULL }) &&
+               victim_run((const char *const[]){ "mkfs.ext4", "-q", "-F", "-N", "4096", "-m", "5", img,
+                                                 NULL }) &&
                mkdir(mnt, 0755) == 0 &&
-               run_ok((const char *const[]){ "mount", "-o", "loop", img, mnt, NULL });
+               victim_run((const char *const[]){ "mount", "-o", "loop", img, mnt, NULL });
 }
 
 static bool start_victim(void) {
         char bind[160];
         snprintf(bind, sizeof(bind), "%s:/data", mnt);
-        return run_ok((const char *const[]){ "docker", "run", "-d", "--name", victim, "-v", bind, "--tmpfs",
-                                             "/scratch:size=64m", "--tmpfs", "/noinodes:size=8m,nr_inodes=0",
-                                             "--tmpfs", "/many:size=8m,nr_inodes=40000", "--memory", "512m",
-                                             IMAGE, NULL });
+        return victim_run((const char *const[]){
+                "docker", "run", "-d", "--name", victim, "-v", bind, "--tmpfs", "/scratch:size=64m",
+                "--tmpfs", "/noinodes:size=8m,nr_inodes=0", "--tmpfs", "/many:size=8m,nr_inodes=40000",
+                "--memory", "512m", IMAGE, NULL });
 }
 
 int main(void) {

@@ -27,6 +27,7 @@
 #include "basic/clock.h"
 #include "common/agent-lease.h"
 #include "common/run-command.h"
+#include "common/victim.h"
 #include "engine/engine.h"
 
 #define IMAGE     "mayhem-test-busybox:latest"
@@ -38,29 +39,11 @@ static char container[64];
 static struct agent_client *agent;
 static unsigned next_id;
 
-static bool run_ok(const char *const *argv) {
-        struct cmd_result r = run_command(NULL, argv);
-        bool ok = r.exit == 0;
-        cmd_result_done(&r);
-        return ok;
-}
-
-static pid_t main_pid(const char *name) {
-        struct engine_container c;
-        return engine_container_inspect(engine, name, &c, NULL) >= 0 && c.running ? c.pid : 0;
-}
-
 /* The pids whose argv names lease (the payload process and its body). */
 static size_t payload_pids(const char *lease, pid_t *pids, size_t max) {
         char pattern[96];
-        snprintf(pattern, sizeof(pattern), "mayhem-agent payload .*--lease %s", lease);
-        struct cmd_result r = run_command(NULL, (const char *const[]){ "pgrep", "-f", pattern, NULL });
-        size_t n = 0;
-        for (char *save = NULL, *l = strtok_r(r.out ? r.out : "", "\n", &save); l && n < max;
-             l = strtok_r(NULL, "\n", &save))
-                pids[n++] = (pid_t)strtol(l, NULL, 10);
-        cmd_result_done(&r);
-        return n;
+        snprintf(pattern, sizeof(pattern), ".*--lease %s", lease);
+        return victim_payloads(pattern, pids, max);
 }
 
 static void io_sum(const pid_t *pids, size_t n, double *rd, double *wr) {
@@ -109,23 +92,17 @@ static double free_bytes(pid_t pid) {
 }
 
 static void call(json_t *l, const char *phase, json_t **ret) {
-        struct mh_error e = { 0 };
-        if (agent_lease_call(agent, l, phase, ret, &e) < 0)
-                fail_msg("%s: %s", phase, e.msg);
+        victim_call(agent, l, phase, ret);
 }
 
 /* The rates over WINDOW_MS within 15% of want (MiB/s, all workers); files
  * the MiB the payload's unlinked files take meanwhile. */
 static void stress(const char *params, double want_wr, double want_rd, double files) {
-        json_t *id = NULL, *res = NULL;
-        struct mh_error e = { 0 };
+        json_t *res = NULL;
         char lease[48];
-        pid_t pids[8], pid = main_pid(container);
-        if (agent_lease_resolve(agent, "docker", container, &id, &e) < 0)
-                fail_msg("target.resolve: %s", e.msg);
+        pid_t pids[8], pid = victim_main_pid(engine, container);
         snprintf(lease, sizeof(lease), "l-io-%08x%04x", (unsigned)getpid(), ++next_id);
-        json_t *l = agent_lease_new(lease, "fs.io_stress", id, params, NULL);
-        assert_non_null(l);
+        json_t *l = victim_lease(agent, container, "fs.io_stress", lease, params);
         double free_before = free_bytes(pid);
         call(l, "inject", NULL);
         sleep_ms(1500); /* a reader's file is written once first, unpaced */
@@ -165,7 +142,6 @@ static void stress(const char *params, double want_wr, double want_rd, double fi
         assert_true(free_after >= free_before - 8 * MIB);
         json_decref(res);
         json_decref(l);
-        json_decref(id);
 }
 
 static void test_one_worker_both(void **state) {
@@ -182,23 +158,15 @@ static void test_two_writers(void **state) {
  * space of its unlinked files with it, with no undo. */
 static void test_agent_killed(void **state) {
         (void)state;
-        struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT_BIN"),
-                                          .roles = "fs",
-                                          .run_id = "io-kill" };
-        struct agent_client *a = NULL;
-        struct mh_error e = { 0 };
-        json_t *id = NULL;
+        struct agent_client *a = victim_agent("fs", "io-kill");
         char lease[48];
-        pid_t pids[8], pid = main_pid(container);
-        if (agent_client_start(&o, &a, &e) < 0 || agent_lease_resolve(a, "docker", container, &id, &e) < 0)
-                fail_msg("agent: %s", e.msg);
+        pid_t pids[8], pid = victim_main_pid(engine, container);
         snprintf(lease, sizeof(lease), "l-io-%08x%04x", (unsigned)getpid(), ++next_id);
-        json_t *l = agent_lease_new(
-                lease, "fs.io_stress", id, "{\"op\": \"write\", \"write_mb_s\": 20, \"io_bytes\": 33554432}",
-                NULL);
+        json_t *l = victim_lease(
+                a, container, "fs.io_stress", lease,
+                "{\"op\": \"write\", \"write_mb_s\": 20, \"io_bytes\": 33554432}");
         double free_before = free_bytes(pid);
-        if (agent_lease_call(a, l, "inject", NULL, &e) < 0)
-                fail_msg("inject: %s", e.msg);
+        victim_call(a, l, "inject", NULL);
         sleep_ms(2000);
         double used = free_before - free_bytes(pid);
         kill(agent_client_pid(a), SIGKILL);
@@ -215,7 +183,6 @@ static void test_agent_killed(void **state) {
         assert_true(gone >= 0);
         agent_client_stop(a);
         json_decref(l);
-        json_decref(id);
 }
 
 int main(void) {
@@ -223,7 +190,7 @@ int main(void) {
         if (geteuid() != 0 || engine_open(ENGINE_DOCKER, NULL, &engine, NULL) < 0)
                 return 77;
         snprintf(container, sizeof(container), "mayhem-io-%d", (int)getpid());
-        if (!run_ok((const char *const[]){ "docker", "run", "-d", "--name", container, IMAGE, NULL }))
+        if (!victim_run((const char *const[]){ "docker", "run", "-d", "--name", container, IMAGE, NULL }))
                 return 1;
         struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT_BIN"),
                                           .roles = "fs",
@@ -240,7 +207,7 @@ int main(void) {
                 failed = cmocka_run_group_tests(tests, NULL, NULL);
                 agent = agent_client_stop(agent);
         }
-        run_ok((const char *const[]){ "docker", "rm", "-f", container, NULL });
+        victim_run((const char *const[]){ "docker", "rm", "-f", container, NULL });
         engine_free(engine);
         return failed;
 }

@@ -25,6 +25,7 @@
 #include "basic/clock.h"
 #include "common/agent-lease.h"
 #include "common/run-command.h"
+#include "common/victim.h"
 #include "engine/engine.h"
 
 #define IMAGE    "mayhem-test-busybox:latest"
@@ -39,18 +40,8 @@ static struct agent_client *agent;
 static struct engine *engine;
 static unsigned next_lease;
 
-static bool docker(const char *const *argv) {
-        struct cmd_result r = run_command(NULL, argv);
-        bool ok = r.exit == 0;
-        if (!ok)
-                fprintf(stderr, "%s %s: %s", argv[0], argv[1], r.err ? r.err : "");
-        cmd_result_done(&r);
-        return ok;
-}
-
 static pid_t main_pid(void) {
-        struct engine_container c;
-        return engine_container_inspect(engine, victim, &c, NULL) >= 0 && c.running ? c.pid : 0;
+        return victim_main_pid(engine, victim);
 }
 
 static bool read_line(const char *name, char *buf, size_t size) {
@@ -111,49 +102,20 @@ static bool find_cgroup(pid_t pid) {
 }
 
 static bool payload_left(void) {
-        struct cmd_result r = run_command(
-                NULL, (const char *const[]){ "pgrep", "-f", "mayhem-agent payload --fault mem\\.", NULL });
-        bool left = r.exit == 0;
-        if (left)
-                print_message("payload left: %s", r.out);
-        cmd_result_done(&r);
-        return left;
-}
-
-static struct agent_client *memory_agent(void) {
-        struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT_BIN"),
-                                          .roles = "memory",
-                                          .run_id = "mem" };
-        struct agent_client *c = NULL;
-        struct mh_error e = { 0 };
-        if (agent_client_start(&o, &c, &e) < 0)
-                fail_msg("agent: %s", e.msg);
-        return c;
+        pid_t pids[1];
+        return victim_payloads("--fault mem\\.", pids, 1) > 0;
 }
 
 static json_t *lease_for(struct agent_client *a, const char *fault, const char *params) {
         char id[32];
-        json_t *identity = NULL;
-        struct mh_error e = { 0 };
-        if (agent_lease_resolve(a, "docker", victim, &identity, &e) < 0)
-                fail_msg("target.resolve %s: %s", victim, e.msg);
         snprintf(id, sizeof(id), "l-%08x%08x", (unsigned)getpid(), ++next_lease);
-        json_t *l = agent_lease_new(id, fault, identity, params, NULL);
-        assert_non_null(l);
-        json_decref(identity);
-        return l;
-}
-
-static void call(struct agent_client *a, json_t *lease, const char *phase, json_t **ret) {
-        struct mh_error e = { 0 };
-        if (agent_lease_call(a, lease, phase, ret, &e) < 0)
-                fail_msg("%s: %s", phase, e.msg);
+        return victim_lease(a, victim, fault, id, params);
 }
 
 /* The agent's own effect check saw it, with figures. */
 static void effect_seen(json_t *lease) {
         json_t *res = NULL;
-        call(agent, lease, "effect", &res);
+        victim_call(agent, lease, "effect", &res);
         const char *detail = json_string_value(json_object_get(res, "detail"));
         print_message("effect: %s\n", detail ? detail : "?");
         assert_true(json_is_true(json_object_get(res, "in_force")));
@@ -163,7 +125,7 @@ static void effect_seen(json_t *lease) {
 
 static void verified(json_t *lease) {
         json_t *res = NULL;
-        call(agent, lease, "verify", &res);
+        victim_call(agent, lease, "verify", &res);
         assert_true(json_is_true(json_object_get(res, "verified")));
         json_decref(res);
 }
@@ -186,7 +148,7 @@ static void exhaust(const char *params, double want) {
         long oom0 = oom_kills();
         double before = usage();
         json_t *l = lease_for(agent, "mem.exhaust", params);
-        call(agent, l, "inject", NULL);
+        victim_call(agent, l, "inject", NULL);
         for (int i = 0; i < 3; i++, sleep_ms(500)) {
                 double grew = usage() - before, err = (grew - want) / want * 100;
                 print_message(
@@ -195,7 +157,7 @@ static void exhaust(const char *params, double want) {
         }
         assert_true(usage() < LIMIT - MARGIN / 2);
         effect_seen(l);
-        call(agent, l, "undo", NULL);
+        victim_call(agent, l, "undo", NULL);
         verified(l);
         back_and_clean(before, oom0, pid0);
         json_decref(l);
@@ -223,7 +185,7 @@ static void test_leak_rate(void **state) {
         long oom0 = oom_kills();
         double before = usage(), rate = 16 * MiB;
         json_t *l = lease_for(agent, "mem.leak", "{\"rate_mb\": 16}");
-        call(agent, l, "inject", NULL);
+        victim_call(agent, l, "inject", NULL);
         sleep_ms(500);
         double t0 = monotonic_ms(), u0 = usage();
         sleep_ms(3000);
@@ -232,7 +194,7 @@ static void test_leak_rate(void **state) {
         print_message("mem.leak 16 MiB/s: %.2f MiB/s over %.0f ms (%+.2f%%)\n", got / MiB, t1 - t0, err);
         assert_true(err <= 5.0 && err >= -5.0);
         effect_seen(l);
-        call(agent, l, "undo", NULL);
+        victim_call(agent, l, "undo", NULL);
         back_and_clean(before, oom0, pid0);
         json_decref(l);
 }
@@ -247,7 +209,7 @@ static void test_app_grows_to_the_limit(void **state) {
         long oom0 = oom_kills();
         double before = usage();
         json_t *l = lease_for(agent, "mem.exhaust", "{\"percent\": 99}");
-        call(agent, l, "inject", NULL);
+        victim_call(agent, l, "inject", NULL);
         assert_true(usage() > LIMIT - MARGIN - 2 * MiB);
         struct cmd_result r = run_command(
                 NULL, (const char *const[]){ "docker", "exec", victim, "/busybox", "dd", "if=/dev/zero",
@@ -259,7 +221,7 @@ static void test_app_grows_to_the_limit(void **state) {
         cmd_result_done(&r);
         assert_int_equal(main_pid(), pid0);
         assert_int_equal(oom_kills(), oom0 + 1); /* one kill: the payload's */
-        call(agent, l, "undo", NULL);
+        victim_call(agent, l, "undo", NULL);
         verified(l);
         r = run_command(
                 NULL, (const char *const[]){ "docker", "exec", victim, "/busybox", "rm", "/dev/shm/mem-test",
@@ -273,12 +235,12 @@ static void test_app_grows_to_the_limit(void **state) {
  * kernel frees its pages; no recovery step. */
 static void test_agent_killed(void **state) {
         (void)state;
-        struct agent_client *doomed = memory_agent();
+        struct agent_client *doomed = victim_agent("memory", "mem");
         pid_t pid0 = main_pid();
         long oom0 = oom_kills();
         double before = usage();
         json_t *l = lease_for(doomed, "mem.exhaust", "{\"percent\": 50}");
-        call(doomed, l, "inject", NULL);
+        victim_call(doomed, l, "inject", NULL);
         assert_true(usage() - before > LIMIT * 0.49);
         double t0 = monotonic_ms();
         kill(agent_client_pid(doomed), SIGKILL);
@@ -301,15 +263,15 @@ int main(void) {
         if (geteuid() != 0 || engine_open(ENGINE_DOCKER, NULL, &engine, NULL) < 0)
                 return 77;
         snprintf(victim, sizeof(victim), "mayhem-mem-%d", (int)getpid());
-        if (!docker((const char *const[]){ "docker", "run", "-d", "--name", victim, "--memory", "256m",
-                                           IMAGE, NULL }) ||
+        if (!victim_run((const char *const[]){ "docker", "run", "-d", "--name", victim, "--memory", "256m",
+                                               IMAGE, NULL }) ||
             !find_cgroup(main_pid())) {
                 remove_victim();
                 engine_free(engine);
                 return 77;
         }
         print_message("%s: memory cgroup %s (%s)\n", victim, cgdir, v2 ? "v2" : "v1");
-        agent = memory_agent();
+        agent = victim_agent("memory", "mem");
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_exhaust_percent),        cmocka_unit_test(test_exhaust_amount),
                 cmocka_unit_test(test_exhaust_capped),         cmocka_unit_test(test_leak_rate),

@@ -23,6 +23,7 @@
 #include "basic/clock.h"
 #include "common/agent-lease.h"
 #include "common/run-command.h"
+#include "common/victim.h"
 #include "engine/engine.h"
 
 #define IMAGE    "mayhem-test-busybox:latest"
@@ -33,48 +34,14 @@ static char victim[64];
 static struct engine *engine;
 static unsigned next_lease;
 
-static bool run_ok(const char *const *argv) {
-        struct cmd_result r = run_command(NULL, argv);
-        bool ok = r.exit == 0;
-        if (!ok)
-                fprintf(stderr, "%s %s: %s", argv[0], argv[1], r.err ? r.err : "");
-        cmd_result_done(&r);
-        return ok;
-}
-
 static pid_t main_pid(void) {
-        struct engine_container c;
-        return engine_container_inspect(engine, victim, &c, NULL) >= 0 && c.running ? c.pid : 0;
-}
-
-static struct agent_client *agent_start(void) {
-        struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT_BIN"),
-                                          .roles = "cpu",
-                                          .run_id = "payload" };
-        struct agent_client *c = NULL;
-        struct mh_error e = { 0 };
-        if (agent_client_start(&o, &c, &e) < 0)
-                fail_msg("agent: %s", e.msg);
-        return c;
+        return victim_main_pid(engine, victim);
 }
 
 static json_t *lease_on(struct agent_client *a, const char *params) {
-        json_t *id = NULL;
-        struct mh_error e = { 0 };
         char lease_id[32];
-        if (agent_lease_resolve(a, "docker", victim, &id, &e) < 0)
-                fail_msg("target.resolve: %s", e.msg);
         snprintf(lease_id, sizeof(lease_id), "l-pl%06x%04x", (unsigned)getpid() & 0xffffff, ++next_lease);
-        json_t *l = agent_lease_new(lease_id, "cpu.saturate", id, params, NULL);
-        assert_non_null(l);
-        json_decref(id);
-        return l;
-}
-
-static void call(struct agent_client *a, json_t *lease, const char *phase, json_t **ret) {
-        struct mh_error e = { 0 };
-        if (agent_lease_call(a, lease, phase, ret, &e) < 0)
-                fail_msg("%s: %s", phase, e.msg);
+        return victim_lease(a, victim, "cpu.saturate", lease_id, params);
 }
 
 static const char *lease_id(const json_t *l) {
@@ -137,11 +104,11 @@ static const char *status_field(const char *status, const char *field, char *buf
  * body (the one in the container's pid namespace) without capabilities. */
 static void test_payload_is_the_targets(void **state) {
         (void)state;
-        struct agent_client *a = agent_start();
+        struct agent_client *a = victim_agent("cpu", "payload");
         json_t *l = lease_on(a, "{\"percent\": 10}");
         pid_t pids[MAX_PIDS], target = main_pid();
         char want[4096], got[4096], status[4096], v[64];
-        call(a, l, "inject", NULL);
+        victim_call(a, l, "inject", NULL);
         size_t n = payload_pids(lease_id(l), pids), bodies = 0;
         assert_int_equal(n, 2); /* the joiner and the body it forked */
         proc_text(target, "cgroup", want, sizeof(want));
@@ -161,10 +128,10 @@ static void test_payload_is_the_targets(void **state) {
                         (int)pids[i]);
         }
         assert_int_equal(bodies, 1);
-        call(a, l, "undo", NULL);
+        victim_call(a, l, "undo", NULL);
         assert_int_equal(payload_pids(lease_id(l), pids), 0);
         json_t *res = NULL;
-        call(a, l, "verify", &res);
+        victim_call(a, l, "verify", &res);
         assert_true(json_is_true(json_object_get(res, "verified")));
         json_decref(res);
         json_decref(l);
@@ -175,24 +142,24 @@ static void test_payload_is_the_targets(void **state) {
  * lease runs another program: undo leaves it alone. */
 static void test_impostor_survives_undo(void **state) {
         (void)state;
-        struct agent_client *a = agent_start();
+        struct agent_client *a = victim_agent("cpu", "payload");
         json_t *l = lease_on(a, "{\"percent\": 10}");
         char script[64];
-        call(a, l, "inject", NULL);
+        victim_call(a, l, "inject", NULL);
         /* The image has /busybox alone: an "sh" link runs the script "payload". */
-        assert_true(run_ok((const char *const[]){
+        assert_true(victim_run((const char *const[]){
                 "docker", "exec", victim, "/busybox", "sh", "-c",
                 "/busybox mkdir -p /tmp && /busybox ln -sf /busybox /tmp/sh && echo '/busybox sleep 30' > "
                 "/tmp/payload",
                 NULL }));
         snprintf(script, sizeof(script), "%s", lease_id(l));
-        assert_true(run_ok((const char *const[]){ "docker", "exec", "-d", "-w", "/tmp", victim, "/tmp/sh",
-                                                  "payload", "--fault", "cpu.saturate", "--lease", script,
-                                                  NULL }));
+        assert_true(victim_run((const char *const[]){ "docker", "exec", "-d", "-w", "/tmp", victim,
+                                                      "/tmp/sh", "payload", "--fault", "cpu.saturate",
+                                                      "--lease", script, NULL }));
         sleep_ms(300);
         pid_t pids[MAX_PIDS];
         assert_int_equal(payload_pids(lease_id(l), pids), 3);
-        call(a, l, "undo", NULL);
+        victim_call(a, l, "undo", NULL);
         assert_int_equal(payload_pids(lease_id(l), pids), 1);
         char exe[64];
         proc_text(pids[0], "comm", exe, sizeof(exe));
@@ -205,10 +172,10 @@ static void test_impostor_survives_undo(void **state) {
 /* SIGKILL of the agent: its payload goes with it, nothing else runs. */
 static void test_agent_sigkill_takes_the_payload(void **state) {
         (void)state;
-        struct agent_client *a = agent_start();
+        struct agent_client *a = victim_agent("cpu", "payload");
         json_t *l = lease_on(a, "{\"percent\": 50}");
         pid_t pids[MAX_PIDS];
-        call(a, l, "inject", NULL);
+        victim_call(a, l, "inject", NULL);
         assert_int_equal(payload_pids(lease_id(l), pids), 2);
         double killed = monotonic_ms();
         kill(agent_client_pid(a), SIGKILL);
@@ -227,8 +194,8 @@ int main(void) {
         if (geteuid() != 0 || engine_open(ENGINE_DOCKER, NULL, &engine, NULL) < 0)
                 return 77;
         snprintf(victim, sizeof(victim), "mayhem-payload-%d", (int)getpid());
-        if (!run_ok((const char *const[]){ "docker", "run", "-d", "--name", victim, "--cpus", "0.5", IMAGE,
-                                           NULL }))
+        if (!victim_run((const char *const[]){ "docker", "run", "-d", "--name", victim, "--cpus", "0.5",
+                                               IMAGE, NULL }))
                 return 1;
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_payload_is_the_targets),
@@ -236,7 +203,7 @@ int main(void) {
                 cmocka_unit_test(test_agent_sigkill_takes_the_payload),
         };
         int failed = cmocka_run_group_tests(tests, NULL, NULL);
-        run_ok((const char *const[]){ "docker", "rm", "-f", victim, NULL });
+        victim_run((const char *const[]){ "docker", "rm", "-f", victim, NULL });
         engine_free(engine);
         return failed;
 }

@@ -26,6 +26,7 @@
 #include "common/agent-lease.h"
 #include "common/proc-stat.h"
 #include "common/run-command.h"
+#include "common/victim.h"
 #include "engine/engine.h"
 
 #define IMAGE "mayhem-test-busybox:latest"
@@ -39,17 +40,6 @@ static unsigned next_id;
 static char containers[16][64];
 static size_t n_containers;
 
-static struct cmd_result run(const char *const *argv) {
-        return run_command(NULL, argv);
-}
-
-static bool run_ok(const char *const *argv) {
-        struct cmd_result r = run(argv);
-        bool ok = r.exit == 0;
-        cmd_result_done(&r);
-        return ok;
-}
-
 /* A container running the fork loop; pids_limit 0: no limit. */
 static const char *start_target(int pids_limit) {
         char *name = containers[n_containers++], limit[32];
@@ -59,14 +49,9 @@ static const char *start_target(int pids_limit) {
                                IMAGE,    "/busybox", "sh", "-c",     FORK_LOOP, NULL };
         if (!pids_limit) /* no --pids-limit: the group's pids.max is max */
                 memmove(&argv[5], &argv[6], sizeof(argv) - 6 * sizeof(argv[0]));
-        if (!run_ok(argv))
+        if (!victim_run(argv))
                 fail_msg("docker run %s failed", name);
         return name;
-}
-
-static pid_t main_pid(const char *name) {
-        struct engine_container c;
-        return engine_container_inspect(engine, name, &c, NULL) >= 0 && c.running ? c.pid : 0;
 }
 
 /* The directory of pid's pids cgroup, from /proc/PID/cgroup: the v1 pids
@@ -137,7 +122,7 @@ struct forks {
 };
 
 static struct forks forks_seen(const char *name, double from, double to) {
-        struct cmd_result r = run((const char *const[]){ "docker", "logs", name, NULL });
+        struct cmd_result r = run_command(NULL, (const char *const[]){ "docker", "logs", name, NULL });
         struct forks f = { 0 };
         for (char *save = NULL, *l = strtok_r(r.out ? r.out : "", "\n", &save); l;
              l = strtok_r(NULL, "\n", &save)) {
@@ -172,38 +157,15 @@ static void forks_work(const char *name) {
  * run payloads of their own). */
 static bool no_payload_left(void) {
         char pattern[64];
-        snprintf(pattern, sizeof(pattern), "mayhem-agent payload .*--lease l-pids-%08x", (unsigned)getpid());
-        return !run_ok((const char *const[]){ "pgrep", "-f", pattern, NULL });
-}
-
-static struct agent_client *agent_start(void) {
-        struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT_BIN"),
-                                          .roles = "proc",
-                                          .run_id = "pids" };
-        struct agent_client *a = NULL;
-        struct mh_error e = { 0 };
-        if (agent_client_start(&o, &a, &e) < 0)
-                fail_msg("agent: %s", e.msg);
-        return a;
+        pid_t pids[1];
+        snprintf(pattern, sizeof(pattern), ".*--lease l-pids-%08x", (unsigned)getpid());
+        return victim_payloads(pattern, pids, 1) == 0;
 }
 
 static json_t *lease_on(struct agent_client *a, const char *name, const char *fault, const char *params) {
-        json_t *id = NULL, *l;
         char lease[48];
-        struct mh_error e = { 0 };
-        if (agent_lease_resolve(a, "docker", name, &id, &e) < 0)
-                fail_msg("target.resolve %s: %s", name, e.msg);
         snprintf(lease, sizeof(lease), "l-pids-%08x%04x", (unsigned)getpid(), ++next_id);
-        l = agent_lease_new(lease, fault, id, params, NULL);
-        json_decref(id);
-        assert_non_null(l);
-        return l;
-}
-
-static void call(struct agent_client *a, json_t *l, const char *phase, json_t **ret) {
-        struct mh_error e = { 0 };
-        if (agent_lease_call(a, l, phase, ret, &e) < 0)
-                fail_msg("%s: %s", phase, e.msg);
+        return victim_lease(a, name, fault, lease, params);
 }
 
 /* Once the probe's forks work, the group's pids.current as it idles. */
@@ -220,12 +182,13 @@ static void assert_exhausted(struct agent_client *a, json_t *l, const char *name
         print_message("pids.current %lld of pids.max %lld\n", cur, max);
         assert_int_equal(max, limit);
         assert_int_equal(cur, max);
-        call(a, l, "effect", &res);
+        victim_call(a, l, "effect", &res);
         print_message("effect: %s\n", json_string_value(json_object_get(res, "detail")));
         assert_true(json_is_true(json_object_get(res, "in_force")));
         assert_true(json_is_true(json_object_get(res, "observed")));
         json_decref(res);
-        struct cmd_result r = run((const char *const[]){ "docker", "exec", name, "/busybox", "true", NULL });
+        struct cmd_result r =
+                run_command(NULL, (const char *const[]){ "docker", "exec", name, "/busybox", "true", NULL });
         /* Not asserted: runc moves the exec'd process into the group,
          * and a migration is not held to pids.max; whatever it then forks is. */
         if (r.err)
@@ -255,13 +218,13 @@ static void assert_forks(const char *name, pid_t pid, long long before, double r
 }
 
 static void exhaust_then_undo(const char *fault, int limit) {
-        struct agent_client *a = agent_start();
+        struct agent_client *a = victim_agent("proc", "pids");
         const char *name = start_target(limit);
-        pid_t pid = main_pid(name);
+        pid_t pid = victim_main_pid(engine, name);
         long long before = baseline(name, pid);
         json_t *l = lease_on(a, name, fault, NULL), *res = NULL;
         double t0 = monotonic_ms();
-        call(a, l, "inject", NULL);
+        victim_call(a, l, "inject", NULL);
         double ready = uptime_now();
         print_message(
                 "%s on --pids-limit %d: ready in %.0f ms (baseline pids.current %lld)\n", fault, limit,
@@ -269,8 +232,8 @@ static void exhaust_then_undo(const char *fault, int limit) {
         assert_exhausted(a, l, name, pid, limit);
         sleep_ms(1200);
         double end = uptime_now();
-        call(a, l, "undo", NULL);
-        call(a, l, "verify", &res);
+        victim_call(a, l, "undo", NULL);
+        victim_call(a, l, "verify", &res);
         assert_true(json_is_true(json_object_get(res, "verified")));
         assert_forks(name, pid, before, ready, end);
         json_decref(res);
@@ -305,13 +268,13 @@ static void test_children_100(void **state) {
  * it reaps them (systemd at once; this VM's init within seconds): waited
  * for up to 10 s, and said. */
 static void agent_killed(const char *fault) {
-        struct agent_client *a = agent_start();
+        struct agent_client *a = victim_agent("proc", "pids");
         const char *name = start_target(64);
-        pid_t pid = main_pid(name);
+        pid_t pid = victim_main_pid(engine, name);
         long long before = baseline(name, pid);
         int live_before = live_tasks(pid);
         json_t *l = lease_on(a, name, fault, NULL);
-        call(a, l, "inject", NULL);
+        victim_call(a, l, "inject", NULL);
         double ready = uptime_now();
         assert_int_equal(pids_knob(pid, "pids.current"), 64);
         sleep_ms(1200);
@@ -351,21 +314,21 @@ static void test_agent_killed_children(void **state) {
  * group is not full, with the figures. */
 static void test_count_below_headroom(void **state) {
         (void)state;
-        struct agent_client *a = agent_start();
+        struct agent_client *a = victim_agent("proc", "pids");
         const char *name = start_target(64);
-        pid_t pid = main_pid(name);
+        pid_t pid = victim_main_pid(engine, name);
         long long before = baseline(name, pid);
         json_t *l = lease_on(a, name, "process.thread_exhaust", "{\"threads\": 10}"), *res = NULL;
-        call(a, l, "inject", NULL);
+        victim_call(a, l, "inject", NULL);
         long long cur = pids_knob(pid, "pids.current");
         assert_true(cur >= before + 2 + 10 - 1 && cur <= before + 2 + 10 + 1);
-        call(a, l, "effect", &res);
+        victim_call(a, l, "effect", &res);
         print_message(
                 "threads 10: pids.current %lld; effect: %s\n", cur,
                 json_string_value(json_object_get(res, "detail")));
         assert_true(json_is_false(json_object_get(res, "in_force")));
         json_decref(res);
-        call(a, l, "undo", NULL);
+        victim_call(a, l, "undo", NULL);
         sleep_ms(300);
         assert_int_equal(pids_knob(pid, "pids.current") <= before + 1, 1);
         assert_true(no_payload_left());
@@ -376,9 +339,9 @@ static void test_count_below_headroom(void **state) {
 /* No pids limit: refused before anything starts. */
 static void test_no_limit_refused(void **state) {
         (void)state;
-        struct agent_client *a = agent_start();
+        struct agent_client *a = victim_agent("proc", "pids");
         const char *name = start_target(0);
-        pid_t pid = main_pid(name);
+        pid_t pid = victim_main_pid(engine, name);
         long long before = baseline(name, pid);
         assert_int_equal(pids_knob(pid, "pids.max"), -2);
         json_t *l = lease_on(a, name, "process.child_exhaust", NULL);
@@ -394,8 +357,8 @@ static void test_no_limit_refused(void **state) {
 
 static void remove_containers(void) {
         for (size_t i = 0; i < n_containers; i++) {
-                struct cmd_result r =
-                        run((const char *const[]){ "docker", "rm", "-f", containers[i], NULL });
+                struct cmd_result r = run_command(
+                        NULL, (const char *const[]){ "docker", "rm", "-f", containers[i], NULL });
                 cmd_result_done(&r);
         }
 }
