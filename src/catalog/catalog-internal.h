@@ -2,7 +2,7 @@
 
 #include "catalog.h"
 
-/* Helpers to keep catalog-data.c one line per parameter. Bounds are inclusive
+/* Helpers to keep the entries (catalog-FAMILY.c) one line per parameter. Bounds are inclusive
  * and in the stored unit (milliseconds, bytes, bits per second). */
 #define P_INT(n, d, lo, hi, h)                                                                              \
         {                                                                                                   \
@@ -90,5 +90,7 @@
         .params = (const struct param_spec[]){ __VA_ARGS__ },                                               \
         .n_params = sizeof((const struct param_spec[]){ __VA_ARGS__ }) / sizeof(struct param_spec)
 
-extern const struct fault_def catalog_faults[];
-extern const size_t catalog_faults_count;
+/* The entries, one array per family (catalog-FAMILY.c), each sorted by id;
+ * catalog.c indexes them all by id. */
+extern const struct fault_def catalog_process[], catalog_resource[], catalog_network[], catalog_app[];
+extern const size_t catalog_process_count, catalog_resource_count, catalog_network_count, catalog_app_count;

@@ -55,8 +55,8 @@ const struct fault_def *fault_alternative_of(const struct fault_def *f) {
 
 size_t catalog_count_status(enum fault_status s) {
         size_t n = 0;
-        for (size_t i = 0; i < catalog_faults_count; i++)
-                n += fault_status_of(&catalog_faults[i]) == s;
+        for (size_t i = 0; i < catalog_size(); i++)
+                n += fault_status_of(catalog_at(i)) == s;
         return n;
 }
 

@@ -1,9 +1,13 @@
 #include "catalog.h"
 
+#include <assert.h>
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "basic/macro.h"
 #include "basic/string-table.h"
 #include "basic/units.h"
 #include "catalog-internal.h"
@@ -155,18 +159,48 @@ static const char *const param_type_table[_PARAM_TYPE_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(param_type, enum param_type)
 
+#define CATALOG_MAX 128
+
+static const struct fault_def *by_id[CATALOG_MAX];
+static size_t n_by_id;
+static pthread_once_t by_id_once = PTHREAD_ONCE_INIT;
+
+static int def_cmp(const void *a, const void *b) {
+        return strcmp((*(const struct fault_def *const *)a)->id, (*(const struct fault_def *const *)b)->id);
+}
+
+/* Every family's entries, in id order. */
+static void by_id_build(void) {
+        const struct {
+                const struct fault_def *defs;
+                const size_t *n;
+        } families[] = {
+                { catalog_process, &catalog_process_count },
+                { catalog_resource, &catalog_resource_count },
+                { catalog_network, &catalog_network_count },
+                { catalog_app, &catalog_app_count },
+        };
+        for (size_t f = 0; f < ELEMENTSOF(families); f++)
+                for (size_t i = 0; i < *families[f].n; i++) {
+                        assert(n_by_id < CATALOG_MAX);
+                        by_id[n_by_id++] = &families[f].defs[i];
+                }
+        qsort(by_id, n_by_id, sizeof(by_id[0]), def_cmp);
+}
+
 size_t catalog_size(void) {
-        return catalog_faults_count;
+        pthread_once(&by_id_once, by_id_build);
+        return n_by_id;
 }
 
 const struct fault_def *catalog_at(size_t i) {
-        return i < catalog_faults_count ? &catalog_faults[i] : NULL;
+        return i < catalog_size() ? by_id[i] : NULL;
 }
 
 const struct fault_def *catalog_find(const char *id) {
-        for (size_t i = 0; i < catalog_faults_count; i++)
-                if (strcmp(catalog_faults[i].id, id) == 0)
-                        return &catalog_faults[i];
+        for (size_t i = 0; i < catalog_size(); i++)
+                if (strcmp(by_id[i]->id, id) == 0)
+                        return by_id[i];
         return NULL;
 }
 
@@ -180,8 +214,8 @@ const struct param_spec *fault_param_find(const struct fault_def *f, const char 
 
 size_t catalog_ids(const char **ids, size_t max) {
         size_t n = 0;
-        for (; n < catalog_faults_count && n < max; n++)
-                ids[n] = catalog_faults[n].id;
+        for (; n < catalog_size() && n < max; n++)
+                ids[n] = by_id[n]->id;
         return n;
 }
 
