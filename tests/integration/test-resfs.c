@@ -6,8 +6,7 @@
  *   process (a busybox shell loop, the workload) has soft == hard == its open
  *   descriptors + limit in /proc/PID/limits, and a `tee` it forks on request
  *   opens exactly `limit` files and then gets EMFILE; afterwards the limits
- *   text is byte-identical to before and tee opens all of them again. mode
- *   leak (not built) is refused and the run fails clean.
+ *   text is byte-identical to before and tee opens all of them again.
  * - fs.read_only (/data and /): `docker exec touch` gets EROFS while in
  *   force and works after; the container's mountinfo is byte-identical
  *   before and after, and so is the host's (when another process mounted
@@ -346,26 +345,6 @@ static void test_fd_exhaust(void **state) {
         fd_once(40);
 }
 
-/* mode leak is refused by the agent before anything changes: the run fails
- * clean (exit 6, no dirty lease) and the limits are as before. */
-static void test_fd_leak_refused(void **state) {
-        (void)state;
-        int pid = main_pid(FD_C);
-        char *before = proc_text(pid, "limits");
-        write_drill(FD_C, "{fault: fd.exhaust, duration: 4s, limit: 5, mode: leak}");
-        int code = wait_run(spawn_run());
-        char *log = demo_spawn_log(&demo);
-        print_message("fd.exhaust mode leak: exit %d\n", code);
-        if (code != 6 || !strstr(log, "mode leak is not built") || strstr(log, "DIRTY"))
-                fail_msg("want a clean refusal of mode leak (exit 6), got exit %d:\n%s", code, log);
-        free(log);
-        json_t *open = INSPECT(&demo, "leases");
-        assert_int_equal(json_array_size(open), 0);
-        json_decref(open);
-        assert_fd_baseline(pid, before);
-        free(before);
-}
-
 /* ---- fs.read_only ------------------------------------------------------- */
 
 /* The per-mount options (field 6 of mountinfo) of the topmost mount at point
@@ -664,7 +643,6 @@ int main(void) {
         sleep_ms(300); /* the shell loop made /f */
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_fd_exhaust, recover_leftovers),
-                cmocka_unit_test_teardown(test_fd_leak_refused, recover_leftovers),
                 cmocka_unit_test_teardown(test_fs_read_only, recover_leftovers),
                 cmocka_unit_test_teardown(test_fs_root_busy, recover_leftovers),
                 cmocka_unit_test_teardown(test_fd_agent_killed, recover_leftovers),
