@@ -57,6 +57,24 @@ static void settle_record(struct agent_state *s, const char *lease_id) {
                 agent_log(s, "cannot mark the record of lease %s settled: %s", lease_id, strerror(-r));
 }
 
+/* A failed apply leaves nothing applied, yet the controller undoes the lease
+ * anyway (it cannot tell a refusal from a lost answer). A fault whose undo
+ * needs a record would refuse that undo as a lease with none, and the run
+ * would end dirty: so its record (written here when apply failed before it
+ * wrote one) is kept settled, and the undo is answered "put back already". */
+static void settle_unapplied(struct agent_state *s, const struct fault_exec *fx) {
+        struct mh_error e = { 0 };
+        if (!s->opt->journal || !fx->mech->records) {
+                drop_record(s, fx->lease_id);
+                return;
+        }
+        int r = agent_journal_put(s->opt->journal, fx->lease_id, fx->def, &fx->target, fx->restore, &e);
+        if (r < 0 || (r = agent_journal_settle(s->opt->journal, fx->lease_id)) < 0) {
+                agent_log(s, "cannot record lease %s as never applied: %s", fx->lease_id, strerror(-r));
+                drop_record(s, fx->lease_id);
+        }
+}
+
 void agent_forget_record(struct agent_state *s, const char *lease_id) {
         drop_record(s, lease_id);
 }
@@ -258,7 +276,7 @@ static int inject(
                 return r;
         if (fx->mech->apply(fx, &err) < 0) {
                 release(s, l->id); /* a failed apply leaves nothing applied */
-                drop_record(s, l->id);
+                settle_unapplied(s, fx);
                 snprintf(msg, size, "%s", err.msg);
                 return RPC_TASK_FAILED;
         }

@@ -48,7 +48,8 @@ int agent_journal_get(
 #define AGENT_JOURNAL_KEEP_DAYS 30
 int agent_journal_settle(struct agent_journal *j, const char *lease_id);
 
-/* Removes lease_id's record (none: 0): the fault stays on purpose (lease.forget), or was never applied. */
+/* Removes lease_id's record (none: 0): the fault stays on purpose (lease.forget). A lease whose apply
+ * failed keeps its record, settled (agent-exec.c), unless that cannot be written. */
 int agent_journal_drop(struct agent_journal *j, const char *lease_id);
 
 /* recovery: false (lease.keep): the lease's record says it is kept in force
