@@ -57,18 +57,28 @@ static void settle_record(struct agent_state *s, const char *lease_id) {
                 agent_log(s, "cannot mark the record of lease %s settled: %s", lease_id, strerror(-r));
 }
 
-/* A failed apply leaves nothing applied, yet the controller undoes the lease
- * anyway (it cannot tell a refusal from a lost answer). A fault whose undo
- * needs a record would refuse that undo as a lease with none, and the run
- * would end dirty: so its record (written here when apply failed before it
- * wrote one) is kept settled, and the undo is answered "put back already". */
+/* A failed apply, yet the controller undoes the lease anyway (it cannot
+ * tell a refusal from a lost answer), and a fault whose undo needs a record
+ * would refuse an undo of a lease with none: the run would end dirty.
+ * - apply recorded before it failed (fault_record()): it may have changed
+ *   something its rollback did not put back, so the record stays as it is
+ *   and the undo runs from it (every undo is idempotent);
+ * - apply failed before it recorded: by contract nothing was changed, so a
+ *   settled record answers the undo "put back already". */
 static void settle_unapplied(struct agent_state *s, const struct fault_exec *fx) {
         struct mh_error e = { 0 };
+        struct target_identity t;
+        json_t *restore = NULL;
+        bool settled = false;
         if (!s->opt->journal || !fx->mech->records) {
                 drop_record(s, fx->lease_id);
                 return;
         }
-        int r = agent_journal_put(s->opt->journal, fx->lease_id, fx->def, &fx->target, fx->restore, &e);
+        int r = agent_journal_get(s->opt->journal, fx->lease_id, fx->def, &t, &restore, &settled, &e);
+        json_decref(restore);
+        if (r >= 0)
+                return;
+        r = agent_journal_put(s->opt->journal, fx->lease_id, fx->def, &fx->target, fx->restore, &e);
         if (r < 0 || (r = agent_journal_settle(s->opt->journal, fx->lease_id)) < 0) {
                 agent_log(s, "cannot record lease %s as never applied: %s", fx->lease_id, strerror(-r));
                 drop_record(s, fx->lease_id);
