@@ -137,28 +137,37 @@ static int oom_first(struct mh_error *reterr) {
         return r < 0 ? mh_error_fail(reterr, r, "payload", "oom_score_adj: %s", strerror(-r)) : 0;
 }
 
+/* The end of a process that entered the target's pid namespace: no exit
+ * handlers, which would fork into that namespace (LeakSanitizer's
+ * StopTheWorld does, and spins forever on a parent its tracer cannot see). */
+_noreturn_ static void end(int r, const struct mh_error *e) {
+        if (r < 0 && r != -ECHILD)
+                report_error(e);
+        _exit(r < 0 ? 1 : 0);
+}
+
 /* Into the target's cgroups and namespaces, then the body in a child (the
- * pid namespace takes effect for children only); waits for it. */
+ * pid namespace takes effect for children only); waits for it. Returns only
+ * when it failed before it set about entering the namespaces. */
 static int enter_and_run(struct fault_exec *fx, struct mh_error *reterr) {
+        int lifeline[2], status = 0;
         int r = oom_first(reterr);
         if (r >= 0)
                 r = cgroup_join(&fx->target.main, getpid(), reterr);
-        if (r >= 0)
-                r = ns_enter_self(&fx->target.main, NS_BIT(NS_PID) | fx->mech->payload_ns, reterr);
         if (r < 0)
                 return r;
-        int lifeline[2];
+        if ((r = ns_enter_self(&fx->target.main, NS_BIT(NS_PID) | fx->mech->payload_ns, reterr)) < 0)
+                end(r, reterr);
         if (pipe2(lifeline, O_CLOEXEC) < 0)
-                return mh_error_fail(reterr, negative_errno(), "payload", "pipe: %s", strerror(errno));
+                end(mh_error_fail(reterr, negative_errno(), "payload", "pipe: %s", strerror(errno)), reterr);
         pid_t child = fork();
         if (child < 0)
-                return mh_error_fail(reterr, negative_errno(), "payload", "fork: %s", strerror(errno));
+                end(mh_error_fail(reterr, negative_errno(), "payload", "fork: %s", strerror(errno)), reterr);
         if (child == 0) {
                 close(lifeline[1]);
                 body_main(fx, lifeline[0]);
         }
         close(lifeline[0]);
-        int status = 0;
         while (waitpid(child, &status, 0) < 0 && errno == EINTR)
                 ;
         /* Processes a body cloned with CLONE_PARENT are ours (the children
@@ -166,7 +175,7 @@ static int enter_and_run(struct fault_exec *fx, struct mh_error *reterr) {
          * gone, so their zombies leave no pid charged to the target. */
         while (waitpid(-1, NULL, 0) > 0 || errno == EINTR)
                 ;
-        return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD;
+        end(WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -ECHILD, reterr);
 }
 
 static int bind_lease(

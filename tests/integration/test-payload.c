@@ -128,7 +128,13 @@ static void test_payload_is_the_targets(void **state) {
                         (int)pids[i]);
         }
         assert_int_equal(bodies, 1);
+        /* Told to stop, it goes by itself: well before the agent's 1 s
+         * SIGKILL fallback (an ASan build once spun in its exit handlers). */
+        double asked = monotonic_ms();
         victim_call(a, l, "undo", NULL);
+        double undo_ms = monotonic_ms() - asked;
+        print_message("undo (payload stopped and reaped, cgroup scanned) took %.0f ms\n", undo_ms);
+        assert_true(undo_ms < 500);
         assert_int_equal(payload_pids(lease_id(l), pids), 0);
         json_t *res = NULL;
         victim_call(a, l, "verify", &res);
