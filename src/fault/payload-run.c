@@ -198,8 +198,11 @@ int fault_payload_run(int argc, char **argv, struct mh_error *reterr) {
         struct payload_args a = { 0 };
         struct fault_exec fx = { 0 };
         int r = 0;
-        /* First, so an agent that dies from here on takes us with it. */
-        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || parse(argc, argv, &a) < 0 || getppid() != a.parent)
+        /* First, so an agent that dies from here on takes us with it; not
+         * dumpable, so the target's root (uid 0, no capabilities, as our body
+         * once it dropped them) cannot ptrace its way into what we hold. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || prctl(PR_SET_DUMPABLE, 0) < 0 ||
+            parse(argc, argv, &a) < 0 || getppid() != a.parent)
                 r = mh_error_fail(
                         reterr, -EINVAL, "usage",
                         "payload needs --fault, --lease, --pid, --start, --parent (its agent) and --params");
