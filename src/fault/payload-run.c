@@ -35,7 +35,7 @@ static int parse(int argc, char **argv, struct payload_args *a) {
                        : -EINVAL;
 }
 
-static void say(int fd, const char *word, const char *fmt, va_list ap) {
+_printf_(3, 0) static void say(int fd, const char *word, const char *fmt, va_list ap) {
         char line[PAYLOAD_LINE_MAX];
         int n = snprintf(line, sizeof(line), "%s ", word);
         vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
