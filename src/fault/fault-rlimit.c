@@ -125,7 +125,7 @@ static bool recorded_at(const struct nofile_entry *e, size_t n, const struct pro
         return false;
 }
 
-/* The entry whose old limits a process forked during the fault gets (the
+/* The entry whose old limits a process forked during the fault is given (the
  * rule at the top), or NULL. */
 static const struct nofile_entry *inherited_from(
         const struct fault_exec *fx, const struct nofile_entry *e, size_t n, pid_t pid,

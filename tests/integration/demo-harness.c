@@ -1,11 +1,14 @@
 #include "demo-harness.h"
 
+#include <dirent.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "basic/fileio.h"
+#include "common/proc-stat.h"
 #include "engine/engine.h"
 
 static const char *root(void) {
@@ -184,4 +187,42 @@ bool demo_net_residue(int pid, char *why, size_t size) {
         snprintf(why, size, "tables: %.200s qdiscs: %.300s ifb: %.100s", tables, qdiscs, links);
         free(tables), free(qdiscs), free(links);
         return found;
+}
+
+/* Whether pid runs this build's agent ($MAYHEM_AGENT_BIN): agents of other
+ * checkouts on the same machine are not ours to count. Without the variable,
+ * every mayhem-agent is. */
+static bool our_agent(int pid) {
+        static char want[PATH_MAX];
+        char path[64], exe[PATH_MAX];
+        const char *bin = getenv("MAYHEM_AGENT_BIN");
+        if (!bin || (!want[0] && !realpath(bin, want)))
+                return true;
+        snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+        ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+        if (n < 0)
+                return false;
+        exe[n] = '\0';
+        return strcmp(exe, want) == 0;
+}
+
+int demo_agents(int parent, int *ret_pid) {
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        int n = 0;
+        while (d && (de = readdir(d))) {
+                int pid = (int)strtol(de->d_name, NULL, 10);
+                struct proc_stat st;
+                if (pid <= 0 || !proc_comm_is(pid, "mayhem-agent") || !proc_stat_read(pid, &st) ||
+                    st.state == 'Z' || !our_agent(pid))
+                        continue;
+                if (parent > 0 && st.ppid != parent)
+                        continue;
+                n++;
+                if (ret_pid)
+                        *ret_pid = pid;
+        }
+        if (d)
+                closedir(d);
+        return n;
 }

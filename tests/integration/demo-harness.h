@@ -51,5 +51,11 @@ char *demo_in_netns(int pid, const char *const *argv);
  * what was seen. */
 bool demo_net_residue(int pid, char *why, size_t size);
 
+/* This build's mayhem-agent processes ($MAYHEM_AGENT_BIN; every one without
+ * it), guardians included (they run the agent too), not zombies: all of
+ * them, or the children of parent (> 0). The count; *ret_pid (may be NULL)
+ * gets the last one seen. */
+int demo_agents(int parent, int *ret_pid);
+
 #define MAYHEM(d, ...)  demo_mayhem((d), (const char *const[]){ __VA_ARGS__, NULL })
 #define INSPECT(d, ...) demo_inspect((d), (const char *const[]){ "inspect", __VA_ARGS__, "--json", NULL })

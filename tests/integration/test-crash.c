@@ -37,45 +37,6 @@ static struct demo demo;
 static unsigned seed;
 static double worst_undo_ms;
 
-/* Whether pid runs this build's agent ($MAYHEM_AGENT_BIN): agents of other
- * checkouts on the same machine are not ours to count. Without the variable,
- * every mayhem-agent is. */
-static bool our_agent(int pid) {
-        static char want[PATH_MAX];
-        char path[64], exe[PATH_MAX];
-        const char *bin = getenv("MAYHEM_AGENT_BIN");
-        if (!bin || (!want[0] && !realpath(bin, want)))
-                return true;
-        snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-        ssize_t n = readlink(path, exe, sizeof(exe) - 1);
-        if (n < 0)
-                return false;
-        exe[n] = '\0';
-        return strcmp(exe, want) == 0;
-}
-
-/* Our mayhem-agent processes, all of them or the children of parent (> 0). */
-static int agents(int parent, int *ret_pid) {
-        DIR *d = opendir("/proc");
-        struct dirent *de;
-        int n = 0;
-        while (d && (de = readdir(d))) {
-                int pid = (int)strtol(de->d_name, NULL, 10);
-                struct proc_stat st;
-                if (pid <= 0 || !proc_comm_is(pid, "mayhem-agent") || !proc_stat_read(pid, &st) ||
-                    st.state == 'Z' || !our_agent(pid))
-                        continue;
-                if (parent > 0 && st.ppid != parent)
-                        continue;
-                n++;
-                if (ret_pid)
-                        *ret_pid = pid;
-        }
-        if (d)
-                closedir(d);
-        return n;
-}
-
 /* Both targets back: the API running and unpaused, the worker's main process not stopped. */
 static bool restored(char *why, size_t size) {
         struct engine_container api, worker;
@@ -94,9 +55,9 @@ static void assert_no_residue(void) {
         if (!restored(why, sizeof(why)))
                 fail_msg("residue: %s", why);
         double until = monotonic_ms() + 5000;
-        while (agents(0, NULL) > 0 && monotonic_ms() < until)
+        while (demo_agents(0, NULL) > 0 && monotonic_ms() < until)
                 sleep_ms(20);
-        assert_int_equal(agents(0, NULL), 0);
+        assert_int_equal(demo_agents(0, NULL), 0);
         json_t *open = INSPECT(&demo, "leases");
         if (json_array_size(open) != 0) {
                 char *text = json_dumps(open, 0);
@@ -159,7 +120,7 @@ static void one_agent_kill(int round) {
         demo_fresh_db(&demo);
         pid_t pid = start_drill();
         double until = monotonic_ms() + 5000;
-        while (agents(pid, &agent) == 0 && monotonic_ms() < until)
+        while (demo_agents(pid, &agent) == 0 && monotonic_ms() < until)
                 sleep_ms(5);
         assert_true(agent > 0);
         sleep_ms(random_ms(0, 2500));

@@ -486,46 +486,9 @@ static void test_fs_root_busy(void **state) {
 
 /* ---- the agent SIGKILLed mid-fault -------------------------------------- */
 
-/* Whether pid runs this build's agent (test-crash.c): agents of other
- * checkouts on the same machine are not ours to count. */
-static bool our_agent(int pid) {
-        static char want[PATH_MAX];
-        char path[64], exe[PATH_MAX];
-        const char *bin = getenv("MAYHEM_AGENT_BIN");
-        if (!bin || (!want[0] && !realpath(bin, want)))
-                return true;
-        snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-        ssize_t n = readlink(path, exe, sizeof(exe) - 1);
-        if (n < 0)
-                return false;
-        exe[n] = '\0';
-        return strcmp(exe, want) == 0;
-}
-
-/* Our mayhem-agent processes (guards included: they run the agent too), all
- * of them or the children of parent (> 0). */
-static int agents(int parent, int *ret_pid) {
-        DIR *d = opendir("/proc");
-        struct dirent *de;
-        int n = 0;
-        while (d && (de = readdir(d))) {
-                int pid = (int)strtol(de->d_name, NULL, 10);
-                struct proc_stat st;
-                if (pid <= 0 || !proc_comm_is(pid, "mayhem-agent") || !proc_stat_read(pid, &st) ||
-                    st.state == 'Z' || !our_agent(pid) || (parent > 0 && st.ppid != parent))
-                        continue;
-                n++;
-                if (ret_pid)
-                        *ret_pid = pid;
-        }
-        if (d)
-                closedir(d);
-        return n;
-}
-
 static void kill_agent(pid_t run) {
         int agent = 0;
-        assert_int_equal(agents(run, &agent), 1);
+        assert_int_equal(demo_agents(run, &agent), 1);
         assert_int_equal(kill(agent, SIGKILL), 0);
         int code = wait_run(run);
         print_message("agent %d SIGKILLed: the run exited %d\n", agent, code);
@@ -548,9 +511,9 @@ static void recover(void) {
 
 static void assert_no_residue(void) {
         double until = monotonic_ms() + 5000;
-        while (agents(0, NULL) > 0 && monotonic_ms() < until)
+        while (demo_agents(0, NULL) > 0 && monotonic_ms() < until)
                 sleep_ms(20);
-        assert_int_equal(agents(0, NULL), 0);
+        assert_int_equal(demo_agents(0, NULL), 0);
         json_t *open = INSPECT(&demo, "leases");
         assert_int_equal(json_array_size(open), 0);
         json_decref(open);
