@@ -282,6 +282,20 @@ static void assert_rate(double bps, double want, const char *what) {
                 fail_msg("%s: %.2f Mbit/s, wanted %.2f ± 15 %%", what, bps / 1e6, want / 1e6);
 }
 
+/* Asserts the goodput from side from to side to is want ± 15 %. A token bucket
+ * cannot pass more than its rate, so a reading above the band fails at once; a
+ * reading below it is most often one TCP retransmission timeout inside the 2 s
+ * window (CI once read 6.39 of 8 Mbit/s), so it gets one more measurement. */
+static void assert_shaped(const char *from, const char *to, const char *addr, int port, double want,
+                          const char *what) {
+        double bps = measure_rate(from, to, addr, port);
+        if (bps < want * 0.85) {
+                print_message("%s: %.2f Mbit/s, below the band: measuring again\n", what, bps / 1e6);
+                bps = measure_rate(from, to, addr, port);
+        }
+        assert_rate(bps, want, what);
+}
+
 static int connect_fn(void *arg, int out) {
         const struct tcp_args *a = arg;
         dprintf(out, "%d", tcp_connect_outcome(a->addr, a->port, a->ms));
@@ -690,17 +704,17 @@ static void test_slow_query(void **state) {
 static void test_bandwidth(void **state) {
         (void)state;
         struct lease *p = apply("net.bandwidth", "{\"delivery\":\"tbf\",\"rate\":8000000,\"burst\":10240}");
-        assert_rate(measure_rate(pair.b, pair.a, pair.addr_a, 7040), 8e6, "tbf egress");
+        assert_shaped(pair.b, pair.a, pair.addr_a, 7040, 8e6, "tbf egress");
         undo("net.bandwidth", p);
         p =
                 apply("net.bandwidth",
                       "{\"delivery\":\"tbf\",\"rate\":4000000,\"burst\":10240,\"direction\":\"ingress\"}");
-        assert_rate(measure_rate(pair.a, pair.b, pair.addr_b, 7041), 4e6, "tbf ingress (IFB)");
+        assert_shaped(pair.a, pair.b, pair.addr_b, 7041, 4e6, "tbf ingress (IFB)");
         undo("net.bandwidth", p);
         p =
                 apply("net.bandwidth", "{\"delivery\":\"shaper\",\"rate\":8000000,\"burst\":10240,\"port\":"
                                        "7042,\"protocol\":\"tcp\"}");
-        assert_rate(measure_rate(pair.b, pair.a, pair.addr_a, 7042), 8e6, "shaper, port 7042");
+        assert_shaped(pair.b, pair.a, pair.addr_a, 7042, 8e6, "shaper, port 7042");
         assert_true(measure_rate(pair.b, pair.a, pair.addr_a, 7043) > 50e6);
         undo("net.bandwidth", p);
 }
