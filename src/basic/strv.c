@@ -50,3 +50,10 @@ int argv_option_int64(int argc, char *const *argv, const char *key, int64_t *ret
         const char *v = argv_option(argc, argv, key);
         return !v ? -ENOENT : parse_int64(v, ret) < 0 ? -EINVAL : 0;
 }
+
+bool strv_contains(const char *const *v, const char *s) {
+        for (; v && *v; v++)
+                if (strcmp(*v, s) == 0)
+                        return true;
+        return false;
+}

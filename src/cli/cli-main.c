@@ -5,11 +5,19 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "basic/strv.h"
 #include "basic/suggest.h"
 #include "config.h"
 
 static const struct cli_opt root_opts[] = {
-        { "db", 0, "PATH", "SQLite evidence file (default mayhem.db)" },
+        { "db", 0, "PATH", "SQLite evidence file (default mayhem.db, or storage.path of the config)" },
+        { "config", 0, "PATH", "configuration file (default ./mayhem.yaml); a kind: drill file is also the spec" },
+        { "profile", 0, "NAME", "overlay mayhem.NAME.yaml from beside the configuration file" },
+        { "policy", 0, "NAME", "named safety policy profile (docs/safety.md)" },
+        { "target", 0, "NAME", "target profile of the configuration (targets:)" },
+        { "dry-run", 0, NULL, "evaluate every safety gate and print each decision; touch nothing" },
+        { "allow-critical", 0, NULL, "the command-line half of the critical triple opt-in" },
+        { "skip-gate", 0, NULL, "break-glass: attempt faults the impact gate would bypass" },
         { "format", 0, "text|json", "output format; JSON errors go to stderr" },
         { "no-color", 0, NULL, "no colours (also when NO_COLOR is set)" },
         { "podman", 'p', NULL, "use Podman's socket instead of Docker's" },
@@ -20,6 +28,13 @@ static const struct cli_opt root_opts[] = {
 };
 enum {
         ROOT_DB,
+        ROOT_CONFIG,
+        ROOT_PROFILE,
+        ROOT_POLICY,
+        ROOT_TARGET,
+        ROOT_DRY_RUN,
+        ROOT_ALLOW_CRITICAL,
+        ROOT_SKIP_GATE,
         ROOT_FORMAT,
         ROOT_NO_COLOR,
         ROOT_PODMAN,
@@ -91,6 +106,14 @@ static int apply_root_options(struct cli_ctx *ctx, const struct cli_args *a, str
                 return cli_usage_error(reterr, ctx, "--format takes text or json, not '%s'", format);
         if (a->values[ROOT_DB])
                 ctx->db_path = a->values[ROOT_DB];
+        ctx->db_given = a->values[ROOT_DB] != NULL;
+        ctx->config_path = a->values[ROOT_CONFIG];
+        ctx->profile = a->values[ROOT_PROFILE];
+        ctx->policy = a->values[ROOT_POLICY];
+        ctx->target = a->values[ROOT_TARGET];
+        ctx->dry_run = a->values[ROOT_DRY_RUN];
+        ctx->allow_critical = a->values[ROOT_ALLOW_CRITICAL];
+        ctx->skip_gate = a->values[ROOT_SKIP_GATE];
         ctx->podman = a->values[ROOT_PODMAN];
         ctx->debug = a->values[ROOT_DEBUG];
         return 0;
@@ -101,7 +124,9 @@ static int split_root(int argc, char **argv) {
         int i = 1;
         for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
                 const char *a = argv[i];
-                bool takes_value = strcmp(a, "--db") == 0 || strcmp(a, "--format") == 0;
+                static const char *const with_value[] = { "--db",     "--format", "--config",
+                                                          "--profile", "--policy", "--target", NULL };
+                bool takes_value = strv_contains(with_value, a);
                 if (takes_value && i + 1 < argc)
                         i++;
         }

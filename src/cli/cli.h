@@ -20,6 +20,12 @@ struct cli_ctx {
         bool debug;
         bool podman;
         const char *db_path;
+        bool db_given;           /* --db was given: it beats storage.path */
+        const char *config_path; /* --config */
+        const char *profile;     /* --profile */
+        const char *policy;      /* --policy */
+        const char *target;      /* --target */
+        bool dry_run, allow_critical, skip_gate;
         const char *command_path;          /* "mayhem prepare plan", for messages */
         const struct cli_command *command; /* the command being run */
         FILE *out, *err;

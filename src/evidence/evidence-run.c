@@ -20,7 +20,8 @@ int evidence_run_begin(struct evidence *ev, const struct evidence_run *run, stru
         if ((r = evidence_check_str(op, "run id", run->id, reterr)) < 0 ||
             (r = evidence_check_str(op, "run name", run->name, reterr)) < 0 ||
             (r = evidence_check_json(op, "spec_json", run->spec_json, JSON_OPTIONAL, reterr)) < 0 ||
-            (r = evidence_check_json(op, "plan_json", run->plan_json, JSON_OPTIONAL, reterr)) < 0)
+            (r = evidence_check_json(op, "plan_json", run->plan_json, JSON_OPTIONAL, reterr)) < 0 ||
+            (r = evidence_check_json(op, "config_json", run->config_json, JSON_OPTIONAL, reterr)) < 0)
                 return r;
         if (!streq_ptr(run->kind, "drill") && !streq_ptr(run->kind, "deterministic") &&
             !streq_ptr(run->kind, "random"))
@@ -38,13 +39,15 @@ int evidence_run_begin(struct evidence *ev, const struct evidence_run *run, stru
         r = evidence_exec(
                 ev, op, reterr,
                 "INSERT INTO runs (id, experiment_name, kind, spec_json, plan_json, plan_fingerprint, "
-                "status, "
-                "started_at, engine, controller_pid, controller_start_time) "
-                "VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?)",
+                "status, started_at, engine, controller_pid, controller_start_time, execution_intent, "
+                "env_fingerprint, break_glass, config_json) "
+                "VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
                 "tttttttt"
-                "iI",
+                "iI"
+                "tttt",
                 run->id, run->name, run->kind, run->spec_json, run->plan_json, run->plan_fingerprint, now,
-                run->engine, run->controller_pid, (int64_t)run->controller_start_time);
+                run->engine, run->controller_pid, (int64_t)run->controller_start_time,
+                run->execution_intent, run->env_fingerprint, run->break_glass, run->config_json);
         if (r == -EEXIST)
                 return mh_error_set(
                         reterr, -EEXIST, MH_EXIT_GENERAL_FAILURE, "evidence_run_exists",

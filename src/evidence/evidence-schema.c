@@ -200,9 +200,36 @@ static const char *const migration_3[] = {
         NULL,
 };
 
+/* Issue 13: what a run was allowed to do and why. execution_intent is
+ * "explicit" (--execute) or NULL (MAYHEM_ALLOW_IMPLICIT_EXECUTION=1, as the
+ * reference records it); break_glass names a --skip-gate and whether the
+ * environment override was set; config_json is the effective configuration
+ * with provenance; env_fingerprint is the reference's §5.1 fingerprint. The
+ * maniac's draws are kept with their seed so a run can be replayed. */
+static const char *const migration_4[] = {
+        "ALTER TABLE runs ADD COLUMN execution_intent TEXT",
+        "ALTER TABLE runs ADD COLUMN env_fingerprint TEXT",
+        "ALTER TABLE runs ADD COLUMN break_glass TEXT",
+        "ALTER TABLE runs ADD COLUMN config_json TEXT",
+        "CREATE TABLE maniac_draws (\n"
+        "        run_id TEXT NOT NULL REFERENCES runs(id),\n"
+        "        seq INTEGER NOT NULL CHECK (seq >= 1),\n"
+        "        seed INTEGER NOT NULL,\n"
+        "        level INTEGER NOT NULL CHECK (level BETWEEN 1 AND 5),\n"
+        "        container TEXT NOT NULL,\n"
+        "        fault_id TEXT NOT NULL,\n"
+        "        params_json TEXT NOT NULL,\n"
+        "        duration_ms INTEGER NOT NULL CHECK (duration_ms >= 0),\n"
+        "        at_ms INTEGER NOT NULL CHECK (at_ms >= 0),\n"
+        "        PRIMARY KEY (run_id, seq)\n"
+        ")",
+        NULL,
+};
+
 const char *const *const evidence_migrations[] = {
         migration_1,
         migration_2,
         migration_3,
+        migration_4,
 };
 const size_t evidence_n_migrations = ELEMENTSOF(evidence_migrations);

@@ -25,7 +25,7 @@
 
 #define EVIDENCE_ID_MAX         24 /* "s-" / "i-" / "l-" + 16 hex + NUL */
 #define EVIDENCE_TIMESTAMP_MAX  40 /* "2026-11-29T08:00:00.123Z" + NUL, with room */
-#define EVIDENCE_SCHEMA_VERSION 3
+#define EVIDENCE_SCHEMA_VERSION 4
 
 struct evidence;
 
@@ -57,6 +57,10 @@ struct evidence_run {
         /* /proc starttime of the controller (field 22, clock ticks since boot),
          * so a recycled pid is not taken for a live controller; 0: unknown. */
         unsigned long long controller_start_time;
+        const char *execution_intent; /* "explicit" (--execute), or NULL (implicit, as the reference) */
+        const char *env_fingerprint;  /* sha256 hex of §5.1's fingerprint, or NULL */
+        const char *break_glass;      /* NULL, "skip_gate" or "skip_gate+override" */
+        const char *config_json;      /* the effective configuration with provenance, or NULL */
 };
 
 /* Records a run as "running", started now. -EEXIST when the id is taken. */

@@ -275,6 +275,13 @@ int plan_build(
 int plan_build_on(
         const struct drill_spec *spec, const struct topology *topo, enum plan_host host, struct plan **ret,
         struct mh_error *reterr) {
+        struct plan_options opt = { .host = host };
+        return plan_build_with(spec, topo, &opt, ret, reterr);
+}
+
+int plan_build_with(
+        const struct drill_spec *spec, const struct topology *topo, const struct plan_options *opt,
+        struct plan **ret, struct mh_error *reterr) {
         _cleanup_(plan_freep) struct plan *pl = calloc(1, sizeof(*pl));
         int r;
 
@@ -284,7 +291,9 @@ int plan_build_on(
         arena_init(&pl->arena, 0);
         pl->spec = spec;
         pl->topology = topo;
-        struct plan_builder b = { .plan = pl, .spec = spec, .topo = topo, .reterr = reterr, .host = host };
+        struct plan_builder b = {
+                .plan = pl, .spec = spec, .topo = topo, .reterr = reterr, .host = opt->host, .opt = opt
+        };
         if ((r = drill_spec_check(spec, reterr)) < 0 || (r = resolve_targets(&b)) < 0 ||
             (r = plan_faults(&b)) < 0 || (r = plan_steps(&b)) < 0 || (r = plan_support_steps(&b)) < 0 ||
             (r = plan_collect_warnings(&b)) < 0 || (r = fingerprint(&b)) < 0)

@@ -8,6 +8,7 @@ struct plan_builder {
         const struct topology *topo;
         struct mh_error *reterr;
         enum plan_host host;
+        const struct plan_options *opt;
         size_t decisions_cap, warnings_cap;
 };
 

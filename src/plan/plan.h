@@ -15,6 +15,7 @@
 #include "basic/arena.h"
 #include "basic/error.h"
 #include "basic/sha256.h"
+#include "config/mayhem-config.h"
 #include "drill/drill.h"
 #include "topology/topology.h"
 
@@ -92,6 +93,29 @@ enum plan_host {
         _PLAN_HOST_MAX,
 };
 
+/* Fault-seconds a target already took inside the damage quota's window,
+ * summed from the evidence of past runs (the CLI reads them; the planner
+ * does not open the evidence). */
+struct plan_damage {
+        const char *target; /* a container name, or a host process label */
+        double fault_s;
+};
+
+/* What the command line and the configuration add to a drill. Every field
+ * may be 0/NULL: the built-in defaults, planning on this machine. */
+struct plan_options {
+        enum plan_host host;
+        const struct mayhem_config *config; /* policy and blast radius; NULL: config_defaults() */
+        const char *policy_name;            /* --policy; NULL: "default" */
+        bool allow_critical;                /* --allow-critical, the CLI half of the triple opt-in */
+        bool skip_gate;                     /* --skip-gate: the impact gate attempts instead of bypassing */
+        bool dry_run; /* evaluate every gate, record every decision, refuse at the end */
+        const struct plan_damage *damage;
+        size_t n_damage;
+        const char *const *only_containers; /* --ctr / a target profile's scope; NULL: all */
+        size_t n_only_containers;
+};
+
 /* Resolves, gates, compensates and fingerprints. Errors point into the drill
  * (exit 4), or are safety refusals (exit 5). Nothing is touched. topo may be
  * NULL when every target is a host process. plan_build() is
@@ -102,6 +126,9 @@ int plan_build(
 int plan_build_on(
         const struct drill_spec *spec, const struct topology *topo, enum plan_host host, struct plan **ret,
         struct mh_error *reterr);
+int plan_build_with(
+        const struct drill_spec *spec, const struct topology *topo, const struct plan_options *opt,
+        struct plan **ret, struct mh_error *reterr);
 struct plan *plan_free(struct plan *plan);
 DEFINE_FREEP(struct plan, plan_free)
 

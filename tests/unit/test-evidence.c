@@ -114,6 +114,20 @@ static void begin_run(struct evidence *ev, const char *id, int pid, unsigned lon
         CHECK_OK(evidence_run_begin(ev, &run, E));
 }
 
+/* A run row as an older schema holds it: written by SQL, since
+ * evidence_run_begin() writes the columns of this build's schema. */
+static void begin_old_run(const struct fx *f, const char *id) {
+        sqlite3 *db = NULL;
+        char sql[256];
+        snprintf(sql, sizeof(sql),
+                 "INSERT INTO runs (id, experiment_name, kind, status, started_at, engine) "
+                 "VALUES ('%s', 'checkout-drill', 'drill', 'running', '2026-01-01T00:00:00.000Z', 'docker')",
+                 id);
+        assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
+        assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+        sqlite3_close(db);
+}
+
 static const struct lease_new a_lease = {
         .run_id = "r-test",
         .fault_id = "container.pause",
@@ -192,14 +206,14 @@ static void test_newer_schema_refused(void **state) {
         struct fx *f = *state;
         static const char *const future[] = { "CREATE TABLE from_the_future (x INTEGER)", NULL };
         const char *const *const migrations[] = { evidence_migrations[0], evidence_migrations[1],
-                                                  evidence_migrations[2], future };
+                                                  evidence_migrations[2], evidence_migrations[3], future };
         struct evidence *ev = NULL;
         struct mh_error e = { 0 };
 
-        assert_int_equal(evidence_open_migrations(f->path, migrations, 4, &ev, &e), 0);
+        assert_int_equal(evidence_open_migrations(f->path, migrations, 5, &ev, &e), 0);
         int v = 0;
         CHECK_OK(evidence_schema_version(ev, &v, E));
-        assert_int_equal(v, 4);
+        assert_int_equal(v, 5);
         ev = evidence_close(ev);
 
         int r = evidence_open(f->path, &ev, &e);
@@ -207,7 +221,7 @@ static void test_newer_schema_refused(void **state) {
         assert_null(ev);
         assert_int_equal(e.exit, MH_EXIT_CONFIG_ERROR);
         assert_string_equal(e.id, "evidence_schema_newer");
-        assert_non_null(strstr(e.msg, "schema version 4, newer than this mayhem knows (3)"));
+        assert_non_null(strstr(e.msg, "schema version 5, newer than this mayhem knows (4)"));
 }
 
 /* A journal of the first version keeps its runs and events when it gains
@@ -217,7 +231,7 @@ static void test_migration_2_keeps_the_journal(void **state) {
         struct evidence *ev = NULL;
         struct mh_error e = { 0 };
         assert_int_equal(evidence_open_migrations(f->path, evidence_migrations, 1, &ev, &e), 0);
-        begin_run(ev, "r-old", 0, 0);
+        begin_old_run(f, "r-old");
         CHECK_OK(evidence_event(ev, "r-old", EVENT_RUN_STARTED, "{\"v\":1}", E));
         assert_int_equal(
                 evidence_event(ev, "r-old", EVENT_IMPACT_DECIDED, "{}", &e), -EINVAL); /* v1's CHECK */
@@ -245,7 +259,7 @@ static void test_migration_3_keeps_the_leases(void **state) {
         assert_int_equal(evidence_open_migrations(f->path, evidence_migrations, 2, &ev, &e), 0);
         struct lease_new old = a_lease;
         old.run_id = "r-old";
-        begin_run(ev, "r-old", 0, 0);
+        begin_old_run(f, "r-old");
         create_lease(ev, &old, id);
         CHECK_OK(evidence_invocation(ev, "r-old", NULL, "container.pause", "[]", "{}", "ag-1", id, E));
         CHECK_OK(lease_transition(ev, id, LEASE_PENDING, LEASE_ACTIVE, NULL, E));
