@@ -4,6 +4,16 @@
 #include "config/mayhem-config.h"
 
 /* The effective configuration of this command line (--config, --profile,
- * --target, --db, -p, the environment): exit 3 on a bad file. When --db was
- * not given, ctx->db_path becomes storage.path. */
+ * --target, --db, -p, the environment): exit 3 on a bad file. The caller
+ * owns *ret. When --db was not given, ctx->db_path becomes storage.path,
+ * and ctx->podman follows runtime (through ctx->config, loaded once). */
 int cli_config_load(struct cli_ctx *ctx, struct mayhem_config **ret, struct mh_error *reterr);
+
+/* Loads ctx->config once, before any command runs, applies storage.path and
+ * runtime to ctx and prints the configuration's warnings. */
+int cli_config_prepare(struct cli_ctx *ctx, struct mh_error *reterr);
+
+/* The drill a command takes as SPEC: the positional argument, else the
+ * --config file when it is a kind: drill document; usage error otherwise. */
+int cli_spec_path(
+        struct cli_ctx *ctx, const struct cli_args *args, const char **ret, struct mh_error *reterr);

@@ -7,11 +7,13 @@
 
 #include "basic/strv.h"
 #include "basic/suggest.h"
+#include "cli-config.h"
 #include "config.h"
 
 static const struct cli_opt root_opts[] = {
         { "db", 0, "PATH", "SQLite evidence file (default mayhem.db, or storage.path of the config)" },
-        { "config", 0, "PATH", "configuration file (default ./mayhem.yaml); a kind: drill file is also the spec" },
+        { "config", 0, "PATH",
+          "configuration file (default ./mayhem.yaml); a kind: drill file is also the spec" },
         { "profile", 0, "NAME", "overlay mayhem.NAME.yaml from beside the configuration file" },
         { "policy", 0, "NAME", "named safety policy profile (docs/safety.md)" },
         { "target", 0, "NAME", "target profile of the configuration (targets:)" },
@@ -114,7 +116,7 @@ static int apply_root_options(struct cli_ctx *ctx, const struct cli_args *a, str
         ctx->dry_run = a->values[ROOT_DRY_RUN];
         ctx->allow_critical = a->values[ROOT_ALLOW_CRITICAL];
         ctx->skip_gate = a->values[ROOT_SKIP_GATE];
-        ctx->podman = a->values[ROOT_PODMAN];
+        ctx->podman = ctx->podman_given = a->values[ROOT_PODMAN];
         ctx->debug = a->values[ROOT_DEBUG];
         return 0;
 }
@@ -124,8 +126,8 @@ static int split_root(int argc, char **argv) {
         int i = 1;
         for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
                 const char *a = argv[i];
-                static const char *const with_value[] = { "--db",     "--format", "--config",
-                                                          "--profile", "--policy", "--target", NULL };
+                static const char *const with_value[] = { "--db",     "--format", "--config", "--profile",
+                                                          "--policy", "--target", NULL };
                 bool takes_value = strv_contains(with_value, a);
                 if (takes_value && i + 1 < argc)
                         i++;
@@ -144,6 +146,10 @@ static int run_leaf(
                 return 0;
         }
         if ((r = cli_check_arity(ctx, cmd, &args, reterr)) < 0)
+                return r;
+        /* Every command sees the same configuration: a bad mayhem.yaml is
+         * exit 3 before anything runs, and --db / storage.path is settled. */
+        if ((r = cli_config_prepare(ctx, reterr)) < 0)
                 return r;
         return cmd->run(ctx, &args, reterr);
 }
@@ -211,8 +217,11 @@ int cli_main(int argc, char **argv) {
         int r = cli_main_run(&ctx, argc, argv, &e);
         if (fflush(ctx.out) != 0 && r >= 0)
                 r = mh_error_set(&e, -EIO, MH_EXIT_GENERAL_FAILURE, "io", "cannot write to standard output");
+        if (r < 0)
+                cli_print_error(&ctx, &e);
+        ctx.db_path = NULL; /* may point into the configuration */
+        ctx.config = config_free(ctx.config);
         if (r >= 0)
                 return r; /* a command may return a non-zero exit code that is not an error */
-        cli_print_error(&ctx, &e);
         return e.exit ? (int)e.exit : MH_EXIT_GENERAL_FAILURE;
 }

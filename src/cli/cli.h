@@ -14,11 +14,14 @@ enum cli_format {
         CLI_FORMAT_JSON,
 };
 
+struct mayhem_config;
+
 struct cli_ctx {
         enum cli_format format;
         bool color;
         bool debug;
         bool podman;
+        bool podman_given; /* -p was given: it beats runtime */
         const char *db_path;
         bool db_given;           /* --db was given: it beats storage.path */
         const char *config_path; /* --config */
@@ -26,6 +29,7 @@ struct cli_ctx {
         const char *policy;      /* --policy */
         const char *target;      /* --target */
         bool dry_run, allow_critical, skip_gate;
+        struct mayhem_config *config;      /* loaded before a command runs (cli-config.h); owned here */
         const char *command_path;          /* "mayhem prepare plan", for messages */
         const struct cli_command *command; /* the command being run */
         FILE *out, *err;
@@ -72,6 +76,7 @@ int cli_usage_error(struct mh_error *reterr, const struct cli_ctx *ctx, const ch
 
 extern const struct cli_command cli_discover;
 extern const struct cli_command cli_prepare;
+extern const struct cli_command cli_prepare_config; /* cmd-config.c */
 extern const struct cli_command cli_run;
 extern const struct cli_command cli_inspect;
 extern const struct cli_command cli_recover;

@@ -1,3 +1,4 @@
+#include "cli-config.h"
 #include "cli-inputs.h"
 #include "cli-internal.h"
 
@@ -20,8 +21,11 @@ static const struct cli_opt prepare_opts[] = {
 
 static int load(
         struct cli_ctx *ctx, const struct cli_args *args, struct cli_inputs *in, struct mh_error *reterr) {
-        int r = cli_inputs_load(
-                args->positional[0], cli_arg(ctx, args, "compose"), PLAN_HOST_LOCAL, in, reterr);
+        const char *spec = NULL;
+        int r = cli_spec_path(ctx, args, &spec, reterr);
+        if (r < 0)
+                return r;
+        r = cli_inputs_load(spec, cli_arg(ctx, args, "compose"), PLAN_HOST_LOCAL, in, reterr);
         if (r >= 0 && !cli_arg(ctx, args, "json")) /* JSON output carries the warnings itself */
                 cli_inputs_warn(ctx, in);
         return r;
@@ -125,14 +129,14 @@ static int run_plan(struct cli_ctx *ctx, const struct cli_args *args, struct mh_
 static const struct cli_command prepare_validate = {
         .name = "validate",
         .summary = "compile a drill against the compose file and run every gate; touches nothing",
-        .usage = "SPEC [-c COMPOSE] [--json]",
+        .usage = "[SPEC] [-c COMPOSE] [--json]",
         .help = "Parses the drill, resolves its targets in the compose file, runs the safety gates,\n"
                 "refuses what this build cannot run (a planned-only fault, a check with an execution other\n"
                 "than host, a logs source, a hold that outlasts config.timeout) and prints the plan's id\n"
                 "and fingerprint; each run of the plan gets its own id. Errors are FILE:LINE:COL lines\n"
                 "(exit 4; 5 when a safety gate refuses).",
         .opts = prepare_opts,
-        .min_args = 1,
+        .min_args = 0, /* SPEC may be the --config file (kind: drill) */
         .max_args = 1,
         .run = run_validate,
 };
@@ -140,17 +144,18 @@ static const struct cli_command prepare_validate = {
 static const struct cli_command prepare_plan = {
         .name = "plan",
         .summary = "print the frozen plan (canonical content, sha256 fingerprint) as JSON",
-        .usage = "SPEC [-c COMPOSE] [--json]",
+        .usage = "[SPEC] [-c COMPOSE] [--json]",
         .help = "Prints the frozen plan: resolved targets, typed parameters, and for every fault its undo\n"
                 "ops, verify probes and effect check. The same drill and compose file give the same\n"
                 "fingerprint. --json prints the preflight summary (decisions, warnings) instead.",
         .opts = prepare_opts,
-        .min_args = 1,
+        .min_args = 0, /* SPEC may be the --config file (kind: drill) */
         .max_args = 1,
         .run = run_plan,
 };
 
-static const struct cli_command *const prepare_subcommands[] = { &prepare_validate, &prepare_plan, NULL };
+static const struct cli_command *const prepare_subcommands[] = { &prepare_validate, &prepare_plan,
+                                                                 &cli_prepare_config, NULL };
 
 const struct cli_command cli_prepare = {
         .name = "prepare",

@@ -1,3 +1,4 @@
+#include "cli-config.h"
 #include "cli-inputs.h"
 #include "cli-internal.h"
 
@@ -139,7 +140,10 @@ static int execute(
 static int run_run(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
         _cleanup_(cli_inputs_done) struct cli_inputs in = { 0 };
         enum plan_host host = cli_arg(ctx, args, "agent") ? PLAN_HOST_REMOTE : PLAN_HOST_LOCAL;
-        int r = cli_inputs_load(args->positional[0], cli_arg(ctx, args, "compose"), host, &in, reterr);
+        const char *spec = NULL;
+        int r = cli_spec_path(ctx, args, &spec, reterr); /* SPEC, else a --config kind: drill file */
+        if (r >= 0)
+                r = cli_inputs_load(spec, cli_arg(ctx, args, "compose"), host, &in, reterr);
         if (r < 0)
                 return r;
         cli_inputs_warn(ctx, &in);
@@ -154,7 +158,7 @@ static int run_run(struct cli_ctx *ctx, const struct cli_args *args, struct mh_e
 const struct cli_command cli_run = {
         .name = "run",
         .summary = "run a drill: inject, observe, undo, verify, judge (needs --execute)",
-        .usage = "SPEC [-c COMPOSE] --execute [--json]",
+        .usage = "[SPEC] [-c COMPOSE] --execute [--json]",
         .help = "Plans the drill, then with --execute runs it against the live engine: every fault gets a\n"
                 "write-ahead lease in the evidence database (--db, default mayhem.db) before it is "
                 "injected,\n"
@@ -164,7 +168,7 @@ const struct cli_command cli_run = {
                 "missing, 4 invalid drill, 5 refused by a safety gate, 6 run did not complete, 7 something\n"
                 "is left dirty (see `mayhem inspect leases`).",
         .opts = run_opts,
-        .min_args = 1,
+        .min_args = 0,
         .max_args = 1,
         .run = run_run,
 };

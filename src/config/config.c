@@ -56,3 +56,12 @@ const struct config_origin *config_origin(const struct mayhem_config *c, const c
                         return &c->origins[i];
         return NULL;
 }
+
+const char *const *config_scope(const struct mayhem_config *c, size_t *ret_n) {
+        if (c->target && c->target->n_containers > 0) {
+                *ret_n = c->target->n_containers;
+                return c->target->containers;
+        }
+        *ret_n = c->n_target_containers;
+        return c->n_target_containers ? c->target_containers : NULL;
+}

@@ -33,6 +33,7 @@ struct config_origin {
         const char *key; /* dotted path, "blast_radius.damage_quota.budget_s" */
         enum config_source source;
         const char *where; /* "mayhem.yaml:4:17", "MAYHEM_LOG_LEVEL", "--db"; NULL for a default */
+        const char *value; /* the effective value as JSON text: 50, "mayhem.db", ["net."], null */
 };
 
 struct config_fault_pair {
@@ -76,11 +77,12 @@ struct config_maniac {
 
 /* A target profile (`targets:`, alias `profiles:`). */
 struct config_target {
-        const char *name; /* [a-zA-Z0-9][a-zA-Z0-9._-]{0,63} */
-        const char *engine; /* "docker" | "podman" */
-        const char *compose;  /* a compose file, relative to the config file's directory; NULL */
+        const char *name;              /* [a-zA-Z0-9][a-zA-Z0-9._-]{0,63} */
+        const char *engine;            /* "docker" | "podman" */
+        const char *compose;           /* a compose file, relative to the config file's directory; NULL */
         const char *const *containers; /* scope: only these containers; NULL: all */
         size_t n_containers;
+        const char *extends; /* the profile it extends (one level), already applied; NULL */
 };
 
 struct mayhem_config {
@@ -98,7 +100,11 @@ struct mayhem_config {
         struct config_maniac maniac;
         const struct config_target *targets;
         size_t n_targets;
-        const struct config_target *target; /* --target, or the only profile; NULL */
+        const struct config_target *target;   /* --target, or the only profile; NULL */
+        const char *const *target_containers; /* `target: {containers: [...]}`: scope without a profile */
+        size_t n_target_containers;
+        const char *const *warnings; /* keys accepted for compatibility that do nothing here */
+        size_t n_warnings;
         const struct config_origin *origins; /* one per key, sorted by key */
         size_t n_origins;
 };
@@ -122,6 +128,15 @@ DEFINE_FREEP(struct mayhem_config, config_free)
 /* The built-in defaults alone (for tests and for code that runs without a
  * command line). */
 int config_defaults(struct mayhem_config **ret, struct mh_error *reterr);
+
+/* One document of len bytes as the base file, with no profile, environment
+ * or flags (for the fuzzer and tests). path names it in errors. */
+int config_parse(
+        const char *path, const char *data, size_t len, struct mayhem_config **ret, struct mh_error *reterr);
+
+/* The containers a run may touch: the selected profile's `containers`, else
+ * `target.containers`; n = 0: no limit. */
+const char *const *config_scope(const struct mayhem_config *c, size_t *ret_n);
 
 const struct config_origin *config_origin(const struct mayhem_config *c, const char *key);
 const char *config_source_to_string(enum config_source s); /* "default", "file", ... */
