@@ -5,6 +5,7 @@
 #include <cmocka.h>
 
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,7 +106,7 @@ struct failure {
 static const struct failure failures[] = {
         { { "prepare", "validate" },
           2,
-          "error: [usage] missing argument: usage: mayhem prepare validate SPEC" },
+          "error: [usage] SPEC is missing: name a drill file, or give --config a file with kind: drill" },
         { { "prepre" }, 2, "error: [usage] unknown command 'prepre' (did you mean 'prepare'?)" },
         { { "prepare", "validate", "--jsn", DEMO }, 2, "error: [usage] unknown option '--jsn'" },
         { { "--format", "xml", "discover", "faults" },
@@ -366,6 +367,63 @@ static int never_run(struct cli_ctx *ctx, const struct cli_args *a, struct mh_er
         return 0;
 }
 
+/* prepare config show --json: each key's value and where it came from; a bad
+ * file is exit 3 with FILE:LINE:COL for every command; a --config drill is the SPEC. */
+static void test_config_show(void **state) {
+        char top[] = "/tmp/mayhem-test-cli-XXXXXX";
+        assert_non_null(mkdtemp(top));
+        write_file(
+                top, "mayhem.yaml",
+                "apiVersion: mayhem/v1\nblast_radius:\n  max_hosts: 4\nstorage: {path: ev.db}\n");
+        const char *const show[] = { "--db", "flag.db", "prepare", "config", "show", "--json", NULL };
+        struct result r = run_in(top, show);
+        if (r.exit != 0)
+                fail_msg("exit %d: %s", r.exit, r.err);
+        json_t *j = json_loads(r.out, 0, NULL);
+        assert_non_null(j);
+        json_t *hosts = json_object_get(json_object_get(j, "keys"), "blast_radius.max_hosts");
+        assert_int_equal(json_integer_value(json_object_get(hosts, "value")), 4);
+        assert_string_equal(json_string_value(json_object_get(hosts, "source")), "file");
+        assert_string_equal(json_string_value(json_object_get(hosts, "where")), "mayhem.yaml:3:14");
+        json_t *path = json_object_get(json_object_get(j, "keys"), "storage.path");
+        assert_string_equal(json_string_value(json_object_get(path, "value")), "flag.db");
+        assert_string_equal(json_string_value(json_object_get(path, "source")), "flag");
+        json_t *pct = json_object_get(json_object_get(j, "keys"), "blast_radius.max_services_pct");
+        assert_true(json_is_null(json_object_get(pct, "where")));
+        assert_string_equal(json_string_value(json_object_get(j, "file")), "mayhem.yaml");
+        json_decref(j);
+        result_done(&r);
+
+        r = run_in(top, (const char *const[]){ "prepare", "config", "show", NULL });
+        assert_int_equal(r.exit, 0);
+        assert_non_null(strstr(r.out, "\nblast_radius.max_hosts = 4  (file mayhem.yaml:3:14)\n"));
+        assert_non_null(strstr(r.out, "\nstorage.path = \"ev.db\"  (file mayhem.yaml:4:17)\n"));
+        result_done(&r);
+        r = run_in(top, (const char *const[]){ "prep", "c", "val", NULL });
+        assert_int_equal(r.exit, 0);
+        assert_string_equal(r.out, "config ok: mayhem.yaml\n");
+        result_done(&r);
+
+        write_file(top, "mayhem.yaml", "apiVersion: mayhem/v1\nblast_radius:\n  max_hostz: 4\n");
+        r = run_in(top, (const char *const[]){ "inspect", "runs", NULL });
+        assert_int_equal(r.exit, 3);
+        assert_string_equal(
+                r.err, "mayhem.yaml:3:3: error: unknown key 'max_hostz' (did you mean 'max_hosts'?)\n");
+        result_done(&r);
+        remove_file(top, "mayhem.yaml");
+
+        write_file(top, "drill.yaml", SMALL_DRILL);
+        write_file(top, "compose.yaml", "services:\n  web:\n    image: x\n    container_name: web-1\n");
+        r = run_in(top, (const char *const[]){ "--config", "drill.yaml", "prepare", "validate", NULL });
+        if (r.exit != 0)
+                fail_msg("exit %d: %s", r.exit, r.err);
+        assert_memory_equal(r.out, "validated plan r-small-", 23);
+        result_done(&r);
+        remove_file(top, "drill.yaml");
+        remove_file(top, "compose.yaml");
+        assert_int_equal(rmdir(top), 0);
+}
+
 static void test_ambiguous_prefix_is_exit_10(void **state) {
         static const struct cli_command pack = { .name = "pack", .run = never_run };
         static const struct cli_command prepare = { .name = "prepare", .run = never_run };
@@ -393,6 +451,7 @@ int main(void) {
                 cmocka_unit_test(test_compose_next_to_drill),
                 cmocka_unit_test(test_discover),
                 cmocka_unit_test(test_ambiguous_prefix_is_exit_10),
+                cmocka_unit_test(test_config_show),
                 cmocka_unit_test(test_run_needs_execute),
                 cmocka_unit_test(test_run_engine_unreachable),
                 cmocka_unit_test(test_inspect_runs_says_what_it_hides),
