@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "basic/fileio.h"
 #include "config/mayhem-config.h"
 
 /* The loader reads ./mayhem.yaml: every test runs in a fresh directory. */
@@ -442,6 +443,28 @@ static void test_drill_as_config(void **state) {
         assert_int_equal(e.exit, MH_EXIT_VALIDATION_ERROR);
 }
 
+/* Every block after <!-- config --> in docs/configuration.md is a valid document. */
+static void test_doc_examples(void **state) {
+        char path[512], *doc = NULL;
+        size_t len = 0, n = 0;
+        snprintf(path, sizeof(path), "%s/docs/configuration.md", getenv("MAYHEM_SOURCE_ROOT"));
+        assert_int_equal(read_file_bounded(path, 1 << 20, &doc, &len, NULL), 0);
+        for (char *p = strstr(doc, "<!-- config -->\n```yaml\n"); p;
+             p = strstr(p, "<!-- config -->\n```yaml\n")) {
+                p += strlen("<!-- config -->\n```yaml\n");
+                char *end = strstr(p, "\n```");
+                assert_non_null(end);
+                struct mayhem_config *c = NULL;
+                struct mh_error e = { 0 };
+                if (config_parse("docs/configuration.md", p, (size_t)(end - p) + 1, &c, &e) < 0)
+                        fail_msg("example %zu: %u:%u: %s", n, e.line, e.col, e.msg);
+                config_free(c);
+                n++;
+        }
+        assert_int_equal(n, 2);
+        free(doc);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_layering_table, setup, teardown),
@@ -453,6 +476,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_null_quota_is_defaults, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_extends, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_drill_as_config, setup, teardown),
+                cmocka_unit_test(test_doc_examples),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
