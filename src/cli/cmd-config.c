@@ -22,26 +22,18 @@ static json_t *str_or_null(const char *s) {
         return s ? json_string(s) : json_null();
 }
 
-static json_t *origin_json(const struct config_origin *o) {
-        json_t *v = json_loads(o->value, JSON_DECODE_ANY, NULL);
-        return json_pack(
-                "{s:o, s:s, s:o}", "value", v ? v : json_null(), "source",
-                config_source_to_string(o->source), "where", str_or_null(o->where));
-}
-
+/* The evidence's runs.config_json has the same shape: one writer of it. */
 static int show_json(struct cli_ctx *ctx, const struct mayhem_config *c, struct mh_error *reterr) {
-        json_t *keys = json_object(), *warnings = json_array();
-        for (size_t i = 0; keys && i < c->n_origins; i++)
-                json_object_set_new(keys, c->origins[i].key, origin_json(&c->origins[i]));
-        for (size_t i = 0; warnings && i < c->n_warnings; i++)
-                json_array_append_new(warnings, json_string(c->warnings[i]));
-        return cli_print_json(
-                ctx,
-                json_pack(
-                        "{s:o, s:o, s:o, s:o, s:o, s:o}", "file", str_or_null(c->path), "drill",
-                        str_or_null(c->drill_path), "profile", str_or_null(c->profile), "target",
-                        str_or_null(c->target ? c->target->name : NULL), "keys", keys, "warnings", warnings),
-                reterr);
+        _cleanup_free_ char *text = NULL;
+        int r = config_to_json_text(c, &text, reterr);
+        if (r < 0)
+                return r;
+        json_t *j = json_loads(text, 0, NULL);
+        if (!j)
+                return mh_error_set(
+                        reterr, -EINVAL, MH_EXIT_GENERAL_FAILURE, "internal",
+                        "the configuration did not render as JSON");
+        return cli_print_json(ctx, j, reterr);
 }
 
 static int run_show(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {

@@ -110,3 +110,6 @@ int config_targets_finish(struct config_loader *L, const char *selected);
 
 /* config-render.c: every origin's value, sorted, into the config. */
 int config_render(struct config_loader *L);
+struct strbuf;
+/* s as a JSON string ("null" for NULL is the caller's business). */
+int config_json_put_str(struct strbuf *b, const char *s);

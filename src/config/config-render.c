@@ -11,7 +11,7 @@
 
 #define AT(c, off, type) ((const type *)(const void *)((const char *)(c) + (off)))
 
-static int put_str(struct strbuf *b, const char *s) {
+int config_json_put_str(struct strbuf *b, const char *s) {
         int r = strbuf_putc(b, '"');
         for (; r >= 0 && s && *s; s++) {
                 unsigned char ch = (unsigned char)*s;
@@ -29,7 +29,7 @@ static int put_strs(struct strbuf *b, const char *const *v, size_t n) {
         int r = strbuf_putc(b, '[');
         for (size_t i = 0; r >= 0 && i < n; i++)
                 if ((r = i ? strbuf_puts(b, ", ") : 0) >= 0)
-                        r = put_str(b, v[i]);
+                        r = config_json_put_str(b, v[i]);
         return r < 0 ? r : strbuf_putc(b, ']');
 }
 
@@ -52,11 +52,13 @@ static int put_key(struct strbuf *b, const struct mayhem_config *c, const struct
                                             : strbuf_puts(b, "null");
         case CK_BOOL: return strbuf_puts(b, *AT(c, k->off, bool) ? "true" : "false");
         case CK_STR:
-        case CK_RUNTIME: return put_str(b, *AT(c, k->off, const char *));
+        case CK_RUNTIME: return config_json_put_str(b, *AT(c, k->off, const char *));
         case CK_RISK_OPT:
-                return *AT(c, k->aux, bool) ? put_str(b, risk_to_string(*AT(c, k->off, enum risk)))
-                                            : strbuf_puts(b, "null");
-        case CK_LOG_LEVEL: return put_str(b, log_level_to_string(*AT(c, k->off, enum log_level)));
+                return *AT(c, k->aux, bool)
+                               ? config_json_put_str(b, risk_to_string(*AT(c, k->off, enum risk)))
+                               : strbuf_puts(b, "null");
+        case CK_LOG_LEVEL:
+                return config_json_put_str(b, log_level_to_string(*AT(c, k->off, enum log_level)));
         case CK_FAULTS_OPT:
                 if (!*AT(c, k->off, const char *const *))
                         return strbuf_puts(b, "null");
@@ -79,11 +81,11 @@ static int put_target(struct strbuf *b, const struct mayhem_config *c, const cha
                         continue;
                 const char *f = rest + n + 1;
                 if (strcmp(f, "engine") == 0)
-                        return put_str(b, t->engine);
+                        return config_json_put_str(b, t->engine);
                 if (strcmp(f, "compose") == 0)
-                        return put_str(b, t->compose);
+                        return config_json_put_str(b, t->compose);
                 if (strcmp(f, "extends") == 0)
-                        return put_str(b, t->extends);
+                        return config_json_put_str(b, t->extends);
                 return put_strs(b, t->containers, t->n_containers);
         }
         return strbuf_puts(b, "null");
@@ -96,9 +98,9 @@ static int put_value(struct strbuf *b, const struct mayhem_config *c, const char
         if (strncmp(key, "targets.", 8) == 0)
                 return put_target(b, c, key + 8);
         if (strcmp(key, "target_profile") == 0)
-                return c->target ? put_str(b, c->target->name) : strbuf_puts(b, "null");
+                return c->target ? config_json_put_str(b, c->target->name) : strbuf_puts(b, "null");
         if (strcmp(key, "profile") == 0)
-                return c->profile ? put_str(b, c->profile) : strbuf_puts(b, "null");
+                return c->profile ? config_json_put_str(b, c->profile) : strbuf_puts(b, "null");
         return strbuf_puts(b, "null");
 }
 

@@ -138,5 +138,11 @@ int config_parse(
  * `target.containers`; n = 0: no limit. */
 const char *const *config_scope(const struct mayhem_config *c, size_t *ret_n);
 
+/* The effective configuration with provenance as one JSON object, the shape
+ * of `prepare config show --json` ({"file", "drill", "profile", "target",
+ * "keys": {KEY: {"value", "source", "where"}}, "warnings"}), for the evidence
+ * (runs.config_json). *ret is malloc()ed. */
+int config_to_json_text(const struct mayhem_config *c, char **ret, struct mh_error *reterr);
+
 const struct config_origin *config_origin(const struct mayhem_config *c, const char *key);
 const char *config_source_to_string(enum config_source s); /* "default", "file", ... */
