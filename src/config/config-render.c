@@ -9,7 +9,7 @@
 /* Every origin gets the effective value as JSON text, so `config show`
  * prints the struct's truth (not the documents') in text and JSON alike. */
 
-#define AT(c, off, type) ((const type *)(const void *)((const char *)(c) + (off)))
+#define AT(c, off, type) ((type const *)(const void *)((const char *)(c) + (off)))
 
 int config_json_put_str(struct strbuf *b, const char *s) {
         int r = strbuf_putc(b, '"');

@@ -380,6 +380,20 @@ static void test_values(void **state) {
         assert_string_equal(scope[0], "api");
         assert_int_equal(c->n_warnings, 1);
         assert_non_null(strstr(c->warnings[0], "conf/mayhem.yaml:14:21: toolkit.binaries is ignored"));
+        char *json = NULL;
+        assert_int_equal(config_to_json_text(c, &json, &e), 0);
+        assert_non_null(
+                strstr(json, "\"policy.risk_ceiling\": {\"value\": \"medium\", \"source\": \"file\", "
+                             "\"where\": \"conf/mayhem.yaml:4:17\"}"));
+        assert_non_null(
+                strstr(json, "\"blast_radius.forbidden_fault_pairs\": {\"value\": [[\"net.latency\", "
+                             "\"net.\"], [\"cpu.throttle\", \"mem.exhaust\"]]"));
+        assert_memory_equal(
+                json,
+                "{\"file\": \"conf/mayhem.yaml\", \"drill\": null, \"profile\": null, "
+                "\"target\": \"base\", \"keys\": {",
+                82);
+        free(json);
         config_free(c);
 }
 
