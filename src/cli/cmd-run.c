@@ -139,9 +139,9 @@ static int execute(
 static int run_run(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
         _cleanup_(cli_inputs_done) struct cli_inputs in = { 0 };
         enum plan_host host = cli_arg(ctx, args, "agent") ? PLAN_HOST_REMOTE : PLAN_HOST_LOCAL;
-        int r = cli_inputs_load(args->positional[0], cli_arg(ctx, args, "compose"), host, &in, reterr);
-        if (r < 0)
-                return r;
+        int r = cli_inputs_load(ctx, args->positional[0], cli_arg(ctx, args, "compose"), host, &in, reterr);
+        if (r != 0) /* a refusal, or --dry-run done (it wins over --execute) */
+                return r < 0 ? r : 0;
         cli_inputs_warn(ctx, &in);
         if (!execution_intended(ctx, args)) {
                 cli_inputs_print_validated(ctx, &in);
