@@ -12,7 +12,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+
 #include "catalog/catalog.h"
+#include "common/proc-stat.h"
+#include "common/run-command.h"
 #include "evidence/evidence.h"
 #include "evidence/lease.h"
 #include "plan/plan-internal.h"
@@ -555,6 +560,73 @@ static void test_evidence_damage(void **state) {
         rmdir(dir);
 }
 
+/* ---- the CLI under --dry-run, on a process of this test (no engine) ---- */
+
+static void write_text(const char *path, const char *text) {
+        FILE *f = fopen(path, "we");
+        assert_non_null(f);
+        fputs(text, f);
+        fclose(f);
+}
+
+static void test_cli_dry_run_touches_nothing(void **state) {
+        char dir[] = "/tmp/mayhem-test-safety-XXXXXX", drill[128], db[128], text[512];
+        assert_non_null(mkdtemp(dir));
+        snprintf(drill, sizeof(drill), "%s/drill.yaml", dir);
+        snprintf(db, sizeof(db), "%s/mayhem.db", dir);
+        pid_t sleeper = spawn_command(NULL, (const char *const[]){ "sleep", "60", NULL }),
+              other = spawn_command(NULL, (const char *const[]){ "sleep", "60", NULL });
+        assert_true(sleeper > 0 && other > 0);
+        const char *const argv[] = { getenv("MAYHEM_BIN"), "--db", db, "--dry-run", "run", drill,
+                                     "--execute",          NULL };
+
+        snprintf(
+                text, sizeof(text),
+                HEAD "targets:\n  p: {runtime: process, process: {pid: %d}, faults: [{fault: proc.pause, "
+                     "duration: 2s}]}\n"
+                     "execution:\n  - sequential: [p]\n",
+                (int)sleeper);
+        write_text(drill, text);
+        struct cmd_result r = run_command(NULL, argv);
+        if (r.exit != 0 || !strstr(r.out, "dry-run policy.allow: allow proc.pause: admitted -> none\n") ||
+            !strstr(r.out, "dry-run blast_radius.allow: allow step 1: services_pct=0.0 hosts=1 "
+                           "concurrent_faults=1") ||
+            !strstr(r.err, "nothing was touched"))
+                fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
+        cmd_result_done(&r);
+        assert_int_equal(proc_state_of(sleeper), 'S'); /* never stopped */
+        assert_int_not_equal(access(db, F_OK), 0);     /* no evidence, so no run and no lease */
+
+        /* Two lanes at once, past the drill's max_faults. */
+        snprintf(
+                text, sizeof(text),
+                HEAD
+                "config: {max_faults: 1}\ntargets:\n"
+                "  p: {runtime: process, process: {pid: %d}, faults: [{fault: proc.pause, duration: 2s}]}\n"
+                "  q: {runtime: process, process: {pid: %d}, faults: [{fault: process.kill, duration: "
+                "2s}]}\n"
+                "execution:\n  - parallel: [p, q]\n",
+                (int)sleeper, (int)other);
+        write_text(drill, text);
+        r = run_command(NULL, argv);
+        if (r.exit != 5 || !strstr(r.out, "dry-run config.max_faults: deny config.max_faults exceeded") ||
+            !strstr(r.out, "dry-run policy.allow: allow process.kill: admitted") ||
+            !strstr(r.err, "error: [safety_refusal] safety refused: config.max_faults exceeded") ||
+            !strstr(r.err, "\n  remediation: raise config.max_faults"))
+                fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
+        cmd_result_done(&r);
+        assert_int_equal(proc_state_of(sleeper), 'S'); /* not stopped */
+        assert_int_equal(proc_state_of(other), 'S');   /* not killed */
+        assert_int_not_equal(access(db, F_OK), 0);
+
+        kill(sleeper, SIGKILL);
+        kill(other, SIGKILL);
+        waitpid(sleeper, NULL, 0);
+        waitpid(other, NULL, 0);
+        unlink(drill);
+        rmdir(dir);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_deny_faults),
@@ -574,6 +646,7 @@ int main(void) {
                 cmocka_unit_test(test_damage_weights),
                 cmocka_unit_test(test_dry_run_collects_everything),
                 cmocka_unit_test(test_evidence_damage),
+                cmocka_unit_test(test_cli_dry_run_touches_nothing),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
