@@ -21,6 +21,7 @@ _printf_(5, 0) static int fill(
         copy_bounded(e->id, sizeof(e->id), id);
         e->path[0] = '\0';
         e->line = e->col = 0;
+        e->remediation[0] = '\0';
         vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
         return code;
 }
@@ -69,6 +70,15 @@ void mh_error_prefix(struct mh_error *e, const char *fmt, ...) {
         memcpy(joined + lp, e->msg, lm);
         joined[lp + lm] = '\0';
         memcpy(e->msg, joined, sizeof(e->msg));
+}
+
+void mh_error_remedy(struct mh_error *e, const char *fmt, ...) {
+        va_list ap;
+        if (!e)
+                return;
+        va_start(ap, fmt);
+        vsnprintf(e->remediation, sizeof(e->remediation), fmt, ap);
+        va_end(ap);
 }
 
 void mh_error_reclass(struct mh_error *e, enum mh_exit exit, const char *id) {

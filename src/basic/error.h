@@ -10,9 +10,10 @@
 #include "exit-code.h"
 #include "macro.h"
 
-#define MH_ERROR_MSG_MAX  1024
-#define MH_ERROR_PATH_MAX 512
-#define MH_ERROR_ID_MAX   64
+#define MH_ERROR_MSG_MAX    1024
+#define MH_ERROR_PATH_MAX   512
+#define MH_ERROR_ID_MAX     64
+#define MH_ERROR_REMEDY_MAX 256
 
 struct mh_error {
         int code;                     /* negative errno */
@@ -21,6 +22,7 @@ struct mh_error {
         char path[MH_ERROR_PATH_MAX]; /* source file, when the error points into one */
         unsigned line, col;           /* 1-based; 0 when unknown */
         char msg[MH_ERROR_MSG_MAX];
+        char remediation[MH_ERROR_REMEDY_MAX]; /* what to change, for a refusal; "" when none */
 };
 
 /* Each setter returns the negative code, so failing is one line:
@@ -44,5 +46,9 @@ void mh_error_prefix(struct mh_error *e, const char *fmt, ...) _printf_(2, 3);
 
 /* Changes the exit class and id of an error set lower down, keeping its text. */
 void mh_error_reclass(struct mh_error *e, enum mh_exit exit, const char *id);
+
+/* What the person should change (a safety refusal's remediation); the CLI
+ * prints it on its own line. Every setter above clears it. */
+void mh_error_remedy(struct mh_error *e, const char *fmt, ...) _printf_(2, 3);
 
 bool mh_error_has_location(const struct mh_error *e);

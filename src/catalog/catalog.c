@@ -139,6 +139,20 @@ bool faults_conflict(const struct fault_def *a, const struct fault_def *b) {
         return a == b || (a->conflict == b->conflict && !conflict_class_stacks(a->conflict));
 }
 
+double fault_damage_weight(const struct fault_def *def) {
+        static const double risk_w[_RISK_MAX] = {
+                [RISK_LOW] = 1, [RISK_MEDIUM] = 1, [RISK_HIGH] = 2, [RISK_CRITICAL] = 4
+        };
+        static const double rev_w[_REVERSIBILITY_MAX] = {
+                [REVERSIBILITY_REVERSIBLE] = 1,
+                [REVERSIBILITY_RECONCILED] = 1.25,
+                [REVERSIBILITY_IRREVERSIBLE] = 2,
+        };
+        if (!def || (unsigned)def->risk >= _RISK_MAX || (unsigned)def->reversibility >= _REVERSIBILITY_MAX)
+                return 8;
+        return risk_w[def->risk] * rev_w[def->reversibility];
+}
+
 static const char *const net_action_table[_NET_ACTION_MAX] = {
         [NET_ACTION_NONE] = "none",           [NET_ACTION_DELAY] = "delay",
         [NET_ACTION_REORDER] = "reorder",     [NET_ACTION_RATE] = "rate",

@@ -309,6 +309,12 @@ bool conflict_class_stacks(enum conflict_class c);
 /* Two faults on one target conflict when they are the same fault, or share
  * a conflict class that does not stack. */
 bool faults_conflict(const struct fault_def *a, const struct fault_def *b);
+
+/* What one second of def in force costs against the damage quota (reference
+ * §5.3): the risk weight (low 1, medium 1, high 2, critical 4) times the
+ * reversibility weight (reversible 1, reconciled 1.25, irreversible 2); 8
+ * for NULL, a fault this catalog does not know. */
+double fault_damage_weight(const struct fault_def *def);
 const char *net_action_to_string(enum net_action a);
 
 /* The compensation of f on a target: host_process picks host_comp where the

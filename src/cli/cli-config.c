@@ -27,12 +27,6 @@ int cli_config_prepare(struct cli_ctx *ctx, struct mh_error *reterr) {
         return 0;
 }
 
-int cli_config_load(struct cli_ctx *ctx, struct mayhem_config **ret, struct mh_error *reterr) {
-        struct config_request req = request_of(ctx);
-        int r = cli_config_prepare(ctx, reterr);
-        return r < 0 ? r : config_load(&req, ret, reterr);
-}
-
 int cli_spec_path(
         struct cli_ctx *ctx, const struct cli_args *args, const char **ret, struct mh_error *reterr) {
         if (args->n_positional > 0) {

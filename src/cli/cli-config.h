@@ -4,13 +4,9 @@
 #include "config/mayhem-config.h"
 
 /* The effective configuration of this command line (--config, --profile,
- * --target, --db, -p, the environment): exit 3 on a bad file. The caller
- * owns *ret. When --db was not given, ctx->db_path becomes storage.path,
- * and ctx->podman follows runtime (through ctx->config, loaded once). */
-int cli_config_load(struct cli_ctx *ctx, struct mayhem_config **ret, struct mh_error *reterr);
-
-/* Loads ctx->config once, before any command runs, applies storage.path and
- * runtime to ctx and prints the configuration's warnings. */
+ * --target, --db, -p, the environment) into ctx->config, loaded once before
+ * any command runs (exit 3 on a bad file); applies storage.path (unless --db)
+ * and runtime to ctx and prints the configuration's warnings. */
 int cli_config_prepare(struct cli_ctx *ctx, struct mh_error *reterr);
 
 /* The drill a command takes as SPEC: the positional argument, else the

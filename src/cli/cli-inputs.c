@@ -3,6 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli-config.h"
+#include "evidence/evidence.h"
 
 /* A drill whose targets are all host processes needs no compose file. */
 static bool needs_compose(const struct drill_spec *s) {
@@ -43,24 +48,110 @@ static int find_compose(const char *spec_path, char **ret, struct mh_error *rete
                 dir);
 }
 
-int cli_inputs_load(
-        const char *spec_path, const char *compose_path, enum plan_host host, struct cli_inputs *in,
+/* The damage quota's history: what past runs' leases cost each target inside
+ * the window. A database that does not exist yet has none, and is not
+ * created here (a --dry-run leaves no file behind). */
+struct damage_history {
+        struct evidence_damage *rows;
+        size_t n;
+        struct plan_damage *damage;
+};
+
+static void damage_history_done(struct damage_history *h) {
+        evidence_damage_free(h->rows, h->n);
+        free(h->damage);
+}
+
+static int damage_history_read(
+        const struct cli_ctx *ctx, const struct mayhem_config *cfg, struct damage_history *h,
         struct mh_error *reterr) {
+        _cleanup_(evidence_closep) struct evidence *ev = NULL;
+        struct timespec now;
+        int r;
+
+        if (!ctx->db_path || access(ctx->db_path, F_OK) < 0)
+                return 0;
+        clock_gettime(CLOCK_REALTIME, &now);
+        if ((r = evidence_open(ctx->db_path, &ev, reterr)) < 0 ||
+            (r = evidence_damage(
+                     ev, cfg->blast_radius.damage_quota.window_s,
+                     (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000, &h->rows, &h->n, reterr)) < 0)
+                return r;
+        if (!(h->damage = calloc(h->n ? h->n : 1, sizeof(*h->damage))))
+                return mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
+        for (size_t i = 0; i < h->n; i++)
+                h->damage[i] =
+                        (struct plan_damage){ .target = h->rows[i].target, .fault_s = h->rows[i].fault_s };
+        return 0;
+}
+
+static int build_plan(
+        struct cli_ctx *ctx, enum plan_host host, struct cli_inputs *in, struct mh_error *reterr) {
+        _cleanup_(damage_history_done) struct damage_history h = { 0 };
+        int r = damage_history_read(ctx, in->config, &h, reterr);
+        if (r < 0)
+                return r;
+        struct plan_options opt = { .host = host,
+                                    .config = in->config,
+                                    .policy_name = ctx->policy,
+                                    .allow_critical = ctx->allow_critical,
+                                    .skip_gate = ctx->skip_gate,
+                                    .dry_run = ctx->dry_run,
+                                    .damage = h.damage,
+                                    .n_damage = h.n };
+        return plan_build_with(in->spec, in->topology, &opt, &in->plan, reterr);
+}
+
+/* --dry-run: every decision, then the count; a denial is exit 5 with the
+ * first one's reason and remediation. */
+static int print_dry_run(const struct cli_ctx *ctx, const struct plan *pl, struct mh_error *reterr) {
+        const struct plan_decision *first = NULL;
+        for (size_t i = 0; i < pl->n_decisions; i++) {
+                const struct plan_decision *d = &pl->decisions[i];
+                fprintf(ctx->out, "dry-run %s: %s %s -> %s\n", d->rule, d->allow ? "allow" : "deny",
+                        d->reason, d->remediation[0] ? d->remediation : "none");
+                if (!d->allow && !first)
+                        first = d;
+        }
+        fprintf(ctx->err, "dry-run: %zu decision(s), %zu denied, policy %s; nothing was touched\n",
+                pl->n_decisions, pl->n_refused, pl->policy_name);
+        if (!first)
+                return CLI_INPUTS_DRY_RUN;
+        int r = mh_error_set(
+                reterr, -EPERM, MH_EXIT_SAFETY_REFUSAL, "safety_refusal",
+                "safety refused: %s [%s] (dry-run: %zu of %zu decisions denied)", first->reason, first->rule,
+                pl->n_refused, pl->n_decisions);
+        mh_error_remedy(reterr, "%s", first->remediation);
+        return r;
+}
+
+int cli_inputs_load(
+        struct cli_ctx *ctx, const char *spec_path, const char *compose_path, enum plan_host host,
+        struct cli_inputs *in, struct mh_error *reterr) {
         _cleanup_free_ char *found = NULL;
         int r;
 
         *in = (struct cli_inputs){ 0 };
-        if ((r = drill_load(spec_path, &in->spec, reterr)) < 0)
+        if ((r = cli_config_prepare(ctx, reterr)) < 0 || (r = drill_load(spec_path, &in->spec, reterr)) < 0)
                 return r;
+        in->config = ctx->config;
         if (!compose_path) {
                 r = find_compose(spec_path, &found, reterr);
                 if (r < 0 && (r != -ENOENT || needs_compose(in->spec)))
                         return r;
                 compose_path = found;
         }
-        if (compose_path && (r = compose_load(compose_path, &in->topology, reterr)) < 0)
+        if ((compose_path && (r = compose_load(compose_path, &in->topology, reterr)) < 0) ||
+            (r = build_plan(ctx, host, in, reterr)) < 0)
                 return r;
-        return plan_build_on(in->spec, in->topology, host, &in->plan, reterr);
+        if (ctx->dry_run)
+                return print_dry_run(ctx, in->plan, reterr);
+        if (in->plan->n_refused) /* only a dry-run plan carries refusals; never hand one out */
+                return mh_error_set(
+                        reterr, -EPERM, MH_EXIT_SAFETY_REFUSAL, "safety_refusal",
+                        "safety refused: the plan has "
+                        "denied decisions");
+        return 0;
 }
 
 void cli_inputs_done(struct cli_inputs *in) {

@@ -21,8 +21,10 @@ static void print_error_json(const struct cli_ctx *ctx, const struct mh_error *e
                 "exit", (int)e->exit);
         if (!o)
                 return;
+        json_t *err = json_object_get(o, "error");
+        if (e->remediation[0])
+                json_object_set_new(err, "remediation", json_string(e->remediation));
         if (mh_error_has_location(e)) {
-                json_t *err = json_object_get(o, "error");
                 json_object_set_new(err, "file", json_string(e->path));
                 json_object_set_new(err, "line", json_integer(e->line));
                 json_object_set_new(err, "col", json_integer(e->col));
@@ -37,16 +39,14 @@ void cli_print_error(const struct cli_ctx *ctx, const struct mh_error *e) {
                 print_error_json(ctx, e);
                 return;
         }
-        if (mh_error_has_location(e)) {
+        if (mh_error_has_location(e))
                 fprintf(ctx->err, "%s:%u:%u: ", e->path, e->line, e->col);
-                label(ctx, COLOR_ERROR, "error");
-                fprintf(ctx->err, " %s\n", e->msg);
-                return;
-        }
         label(ctx, COLOR_ERROR, "error");
-        if (e->id[0] && strcmp(e->id, "validation") != 0)
+        if (!mh_error_has_location(e) && e->id[0] && strcmp(e->id, "validation") != 0)
                 fprintf(ctx->err, " [%s]", e->id);
         fprintf(ctx->err, " %s\n", e->msg);
+        if (e->remediation[0])
+                fprintf(ctx->err, "  remediation: %s\n", e->remediation);
 }
 
 void cli_print_warning(const struct cli_ctx *ctx, const char *msg) {

@@ -25,7 +25,7 @@ static int load(
         int r = cli_spec_path(ctx, args, &spec, reterr);
         if (r < 0)
                 return r;
-        r = cli_inputs_load(spec, cli_arg(ctx, args, "compose"), PLAN_HOST_LOCAL, in, reterr);
+        r = cli_inputs_load(ctx, spec, cli_arg(ctx, args, "compose"), PLAN_HOST_LOCAL, in, reterr);
         if (r >= 0 && !cli_arg(ctx, args, "json")) /* JSON output carries the warnings itself */
                 cli_inputs_warn(ctx, in);
         return r;
@@ -45,8 +45,8 @@ static json_t *warnings_json(const struct cli_inputs *in) {
 static int run_validate(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
         _cleanup_(cli_inputs_done) struct cli_inputs in = { 0 };
         int r = load(ctx, args, &in, reterr);
-        if (r < 0)
-                return r;
+        if (r != 0) /* a refusal, or --dry-run done */
+                return r < 0 ? r : 0;
         const struct plan *pl = in.plan;
         if (ctx->format == CLI_FORMAT_JSON || cli_arg(ctx, args, "json"))
                 return cli_print_json(
@@ -110,8 +110,8 @@ static int run_plan(struct cli_ctx *ctx, const struct cli_args *args, struct mh_
         _cleanup_(cli_inputs_done) struct cli_inputs in = { 0 };
         json_t *out = NULL;
         int r = load(ctx, args, &in, reterr);
-        if (r < 0)
-                return r;
+        if (r != 0) /* a refusal, or --dry-run done */
+                return r < 0 ? r : 0;
         const struct plan *pl = in.plan;
         if (cli_arg(ctx, args, "json"))
                 out = json_pack(

@@ -143,9 +143,9 @@ static int run_run(struct cli_ctx *ctx, const struct cli_args *args, struct mh_e
         const char *spec = NULL;
         int r = cli_spec_path(ctx, args, &spec, reterr); /* SPEC, else a --config kind: drill file */
         if (r >= 0)
-                r = cli_inputs_load(spec, cli_arg(ctx, args, "compose"), host, &in, reterr);
-        if (r < 0)
-                return r;
+                r = cli_inputs_load(ctx, spec, cli_arg(ctx, args, "compose"), host, &in, reterr);
+        if (r != 0) /* a refusal, or --dry-run done (it wins over --execute) */
+                return r < 0 ? r : 0;
         cli_inputs_warn(ctx, &in);
         if (!execution_intended(ctx, args)) {
                 cli_inputs_print_validated(ctx, &in);

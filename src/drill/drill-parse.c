@@ -46,6 +46,7 @@ static int parse_config(struct dparser *p, const struct ynode *n) {
                 return r;
         c->risk_ceiling = (enum risk)risk;
         c->timeout_pos = dp_pos(dp_get(n, "timeout"));
+        c->max_faults_pos = dp_pos(dp_get(n, "max_faults"));
         if (dp_get(n, "maniac") && (r = parse_maniac(p, dp_get(n, "maniac"), c)) < 0)
                 return r;
         dp_leave(p, mark);

@@ -323,6 +323,7 @@ struct drill_steady_state {
 struct drill_config {
         enum risk risk_ceiling;
         int64_t max_faults;
+        struct srcpos max_faults_pos; /* line 0: not written, so not enforced (1.0 drills leave it at 1) */
         int64_t timeout_ms;
         struct srcpos timeout_pos; /* line 0: not written, the default */
         enum log_level log_level;

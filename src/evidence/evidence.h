@@ -19,6 +19,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "basic/error.h"
 #include "basic/macro.h"
@@ -171,3 +172,20 @@ int evidence_history_json(struct evidence *ev, const char *run_id, json_t **ret,
 /* The run's observations, oldest first: {id, kind, source, data, timestamp}. */
 int evidence_observations_json(
         struct evidence *ev, const char *run_id, json_t **ret, struct mh_error *reterr);
+
+/* ---- the damage quota's history ---- */
+
+struct evidence_damage {
+        char *target; /* as the lease names it in targets_json: the container name, or the process label */
+        double fault_s;
+};
+
+/* Per target, what the leases injected at or after now_ms - window_s cost
+ * the damage quota: each lease's seconds in force (injected_at to
+ * released_at, or to now_ms while it is not released) times
+ * fault_damage_weight() of its fault (catalog.h). One entry per target,
+ * sorted by name; free with evidence_damage_free(). */
+int evidence_damage(
+        struct evidence *ev, double window_s, int64_t now_ms, struct evidence_damage **ret, size_t *ret_n,
+        struct mh_error *reterr);
+void evidence_damage_free(struct evidence_damage *d, size_t n);

@@ -43,8 +43,8 @@ int pb_warn(struct plan_builder *b, const char *fmt, ...) {
 }
 
 int pb_decide(
-        struct plan_builder *b, const char *rule, const struct plan_fault *f, bool allow, const char *fmt,
-        ...) {
+        struct plan_builder *b, const char *rule, const struct plan_fault *f, bool allow, const char *remedy,
+        const char *fmt, ...) {
         struct plan *pl = b->plan;
         char reason[MH_ERROR_MSG_MAX];
         va_list ap;
@@ -56,9 +56,13 @@ int pb_decide(
         va_end(ap);
         struct plan_decision *d = &pl->decisions[pl->n_decisions];
         *d = (struct plan_decision){
-                .rule = rule, .fault_id = f->id, .allow = allow, .reason = arena_strdup(&pl->arena, reason)
+                .rule = rule,
+                .fault_id = f->id,
+                .allow = allow,
+                .reason = arena_strdup(&pl->arena, reason),
+                .remediation = arena_strdup(&pl->arena, remedy ? remedy : ""),
         };
-        if (!d->reason)
+        if (!d->reason || !d->remediation)
                 return pb_oom(b);
         pl->n_decisions++;
         return 0;
@@ -225,8 +229,8 @@ static int plan_steps(struct plan_builder *b) {
                 struct plan_step *ps = &pl->steps[i];
                 ps->src = &s->steps[i];
                 if (ps->src->kind == STEP_PARALLEL || ps->src->kind == STEP_SEQUENTIAL) {
-                        if ((r = plan_lanes(b, ps)) >= 0)
-                                r = plan_gate_lanes(b, ps);
+                        if ((r = plan_lanes(b, ps)) >= 0 && (r = plan_gate_lanes(b, ps)) >= 0)
+                                r = plan_blast_step(b, ps);
                 } else
                         r = check_check_targets(b, ps->src);
                 if (r < 0)
@@ -279,10 +283,29 @@ int plan_build_on(
         return plan_build_with(spec, topo, &opt, ret, reterr);
 }
 
+/* The configuration the gates read (the built-in defaults without one), the
+ * --policy profile over its policy, and a damage account per target. */
+static int setup_safety(struct plan_builder *b, struct mayhem_config **own) {
+        int r;
+        if (!(b->config = b->opt->config)) {
+                if ((r = config_defaults(own, b->reterr)) < 0)
+                        return r;
+                b->config = *own;
+        }
+        if ((r = plan_policy_setup(b)) < 0)
+                return r;
+        size_t n = b->spec->n_targets;
+        if (!(b->charged = arena_alloc_array(&b->plan->arena, n ? n : 1, sizeof(*b->charged))))
+                return pb_oom(b);
+        memset(b->charged, 0, (n ? n : 1) * sizeof(*b->charged));
+        return 0;
+}
+
 int plan_build_with(
         const struct drill_spec *spec, const struct topology *topo, const struct plan_options *opt,
         struct plan **ret, struct mh_error *reterr) {
         _cleanup_(plan_freep) struct plan *pl = calloc(1, sizeof(*pl));
+        _cleanup_(config_freep) struct mayhem_config *own = NULL;
         int r;
 
         if (!pl)
@@ -294,9 +317,10 @@ int plan_build_with(
         struct plan_builder b = {
                 .plan = pl, .spec = spec, .topo = topo, .reterr = reterr, .host = opt->host, .opt = opt
         };
-        if ((r = drill_spec_check(spec, reterr)) < 0 || (r = resolve_targets(&b)) < 0 ||
-            (r = plan_faults(&b)) < 0 || (r = plan_steps(&b)) < 0 || (r = plan_support_steps(&b)) < 0 ||
-            (r = plan_collect_warnings(&b)) < 0 || (r = fingerprint(&b)) < 0)
+        if ((r = drill_spec_check(spec, reterr)) < 0 || (r = setup_safety(&b, &own)) < 0 ||
+            (r = resolve_targets(&b)) < 0 || (r = plan_faults(&b)) < 0 || (r = plan_steps(&b)) < 0 ||
+            (r = plan_support_steps(&b)) < 0 || (r = plan_collect_warnings(&b)) < 0 ||
+            (r = fingerprint(&b)) < 0)
                 return r;
         *ret = TAKE_PTR(pl);
         return 0;

@@ -5,19 +5,38 @@
 
 #include "basic/strv.h"
 
-static int refuse_at(
-        struct plan_builder *b, struct plan_fault *f, struct srcpos pos, const char *rule,
-        const char *reason) {
-        int r = pb_decide(b, rule, f, false, "%s", reason);
+int pb_gate(
+        struct plan_builder *b, const struct plan_fault *f, struct srcpos pos, const struct pb_verdict *v) {
+        bool dry = b->opt->dry_run;
+        if (v->allow)
+                return dry ? pb_decide(b, v->rule, f, true, "", "%s", v->reason) : 0;
+        int r = pb_decide(b, v->rule, f, false, v->remedy, "%s", v->reason);
         if (r < 0)
                 return r;
-        r = pb_fail(b, pos, "safety refused: %s [%s]", reason, rule);
+        if (dry) {
+                b->plan->n_refused++;
+                return 1;
+        }
+        r = pb_fail(b, pos, "safety refused: %s [%s]", v->reason, v->rule);
         mh_error_reclass(b->reterr, MH_EXIT_SAFETY_REFUSAL, "safety_refusal");
+        if (v->remedy[0])
+                mh_error_remedy(b->reterr, "%s", v->remedy);
         return r;
 }
 
-static int refuse(struct plan_builder *b, struct plan_fault *f, const char *rule, const char *reason) {
-        return refuse_at(b, f, f->src->pos, rule, reason);
+static int refuse_at(
+        struct plan_builder *b, struct plan_fault *f, struct srcpos pos, const char *rule,
+        const char *reason, const char *remedy) {
+        struct pb_verdict v = { .rule = rule, .allow = false };
+        snprintf(v.reason, sizeof(v.reason), "%s", reason);
+        snprintf(v.remedy, sizeof(v.remedy), "%s", remedy);
+        return pb_gate(b, f, pos, &v);
+}
+
+static int refuse(
+        struct plan_builder *b, struct plan_fault *f, const char *rule, const char *reason,
+        const char *remedy) {
+        return refuse_at(b, f, f->src->pos, rule, reason, remedy);
 }
 
 /* Refused where the drill names the process (plan-host.c). */
@@ -26,7 +45,9 @@ static int gate_host_target(struct plan_builder *b, struct plan_fault *f) {
         char reason[512];
         if (!plan_host_refusal(b, f->target->src, &rule, reason, sizeof(reason)))
                 return 0;
-        return refuse_at(b, f, f->target->src->process_pos, rule, reason);
+        return refuse_at(
+                b, f, f->target->src->process_pos, rule, reason,
+                "target another process: a drill never targets this one");
 }
 
 static int gate_node_kind(struct plan_builder *b, struct plan_fault *f) {
@@ -52,19 +73,9 @@ static int gate_host_clock(struct plan_builder *b, struct plan_fault *f) {
                 "clock.skew on '%s': the container shares the host kernel's clock, so skewing it would move "
                 "the host's clock for every process",
                 f->target->label);
-        return refuse(b, f, "safety.host_clock", reason);
-}
-
-static int gate_risk(struct plan_builder *b, struct plan_fault *f) {
-        const struct fault_def *def = f->src->def;
-        enum risk ceiling = b->spec->config.risk_ceiling;
-        char reason[256];
-        if (def->risk <= ceiling)
-                return 0;
-        snprintf(
-                reason, sizeof(reason), "%s has risk %s, above the drill's risk_ceiling %s", def->id,
-                risk_to_string(def->risk), risk_to_string(ceiling));
-        return refuse(b, f, "policy.risk_ceiling", reason);
+        return refuse(
+                b, f, "safety.host_clock", reason,
+                "drop clock.skew from the drill, or target a process in its own VM/kernel");
 }
 
 static int gate_compensation(struct plan_builder *b, struct plan_fault *f) {
@@ -79,13 +90,28 @@ static int gate_compensation(struct plan_builder *b, struct plan_fault *f) {
         return r;
 }
 
+/* Validation stops the plan even under --dry-run; a safety gate that
+ * denies under --dry-run (1) lets the rest be evaluated, and the fault is
+ * then not admitted. */
 int plan_gate_fault(struct plan_builder *b, struct plan_fault *f) {
-        int r;
-        if ((r = gate_node_kind(b, f)) < 0 || (r = gate_host_target(b, f)) < 0 ||
-            (r = gate_host_clock(b, f)) < 0 || (r = gate_risk(b, f)) < 0 ||
-            (r = plan_support_fault(b, f)) < 0 || (r = gate_compensation(b, f)) < 0)
+        static int (*const safety[])(struct plan_builder *, struct plan_fault *) = {
+                gate_host_target,
+                gate_host_clock,
+                plan_policy_admit,
+        };
+        int r, denied = 0;
+        if ((r = gate_node_kind(b, f)) < 0)
                 return r;
-        return pb_decide(b, "policy.allow", f, true, "%s: admitted", f->src->def->id);
+        for (size_t i = 0; i < ELEMENTSOF(safety); i++) {
+                if ((r = safety[i](b, f)) < 0)
+                        return r;
+                denied |= r;
+        }
+        if ((r = plan_support_fault(b, f)) < 0 || (r = gate_compensation(b, f)) < 0)
+                return r;
+        if (denied)
+                return 0;
+        return pb_decide(b, "policy.allow", f, true, "", "%s: admitted", f->src->def->id);
 }
 
 static bool same_target(const struct plan_target *a, const struct plan_target *b) {
@@ -112,7 +138,9 @@ static int gate_lane_pair(struct plan_builder *b, const struct plan_lane *x, con
                                 f->src->def == g->src->def ? "a fault cannot be applied to it twice"
                                                            : "they compete for the same state",
                                 conflict_class_to_string(g->src->def->conflict));
-                        return refuse(b, (struct plan_fault *)g, "policy.conflicting_lanes", reason);
+                        return refuse(
+                                b, (struct plan_fault *)g, "policy.conflicting_lanes", reason,
+                                "run the two faults in different steps, or on different targets");
                 }
         return 0;
 }

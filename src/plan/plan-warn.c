@@ -77,10 +77,5 @@ int plan_collect_warnings(struct plan_builder *b) {
                 if ((r = warn_judged(b, c)) < 0)
                         return r;
         }
-        if (s->config.max_faults != 1 &&
-            (r =
-                     pb_warn(b, "%s: config.max_faults is declared but not enforced (as in the reference)",
-                             s->path)) < 0)
-                return r;
         return 0;
 }

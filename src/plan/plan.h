@@ -54,12 +54,16 @@ struct plan_step {
         size_t n_lanes;
 };
 
-/* One gate outcome, recorded like the reference's SafetyDecision. */
+/* One gate outcome, recorded like the reference's SafetyDecision. A plan
+ * records the refusal and, per admitted fault and per fault step, one allow
+ * (policy.allow, blast_radius.allow); under --dry-run every rule's outcome,
+ * allow or deny (docs/safety.md). */
 struct plan_decision {
         const char *rule;
         const char *fault_id;
         bool allow;
         const char *reason;
+        const char *remediation; /* what to change; "" for an allow */
 };
 
 struct plan {
@@ -74,6 +78,8 @@ struct plan {
         size_t n_steps;
         struct plan_decision *decisions;
         size_t n_decisions;
+        size_t n_refused;        /* denied decisions: only a --dry-run plan has any (it is never run) */
+        const char *policy_name; /* the --policy profile the gates applied: "default", "strict", ... */
         const char **warnings; /* one line each, FILE:LINE:COL first where there is one; not fingerprinted */
         size_t n_warnings;
         char *canonical_json; /* what the fingerprint covers */
@@ -117,7 +123,10 @@ struct plan_options {
 };
 
 /* Resolves, gates, compensates and fingerprints. Errors point into the drill
- * (exit 4), or are safety refusals (exit 5). Nothing is touched. topo may be
+ * (exit 4), are safety refusals (exit 5, with a remediation), or an unknown
+ * --policy (exit 2). Under opt->dry_run a safety refusal does not stop the
+ * build: it is one more denied decision (plan.n_refused), and the plan that
+ * comes back must never run. Nothing is touched. topo may be
  * NULL when every target is a host process. plan_build() is
  * plan_build_on(PLAN_HOST_LOCAL); the plan's bytes do not depend on host. */
 int plan_build(
@@ -130,6 +139,9 @@ int plan_build_with(
         const struct drill_spec *spec, const struct topology *topo, const struct plan_options *opt,
         struct plan **ret, struct mh_error *reterr);
 struct plan *plan_free(struct plan *plan);
+
+/* The --policy profiles, NULL-terminated: "default", "permissive", "strict". */
+extern const char *const plan_policy_names[];
 DEFINE_FREEP(struct plan, plan_free)
 
 /* The plan as a JSON object, with "fingerprint" and "plan_id" added. */
@@ -138,7 +150,7 @@ int plan_to_json(const struct plan *plan, json_t **ret);
 int plan_body_json(const struct plan *plan, json_t **ret);
 /* The typed parameters of a fault, given or defaulted, in their base units. */
 json_t *plan_fault_params_json(const struct drill_fault *f);
-/* The gate outcomes: [{rule, fault, outcome, reason}]. */
+/* The gate outcomes: [{rule, fault, outcome, reason, remediation}]. */
 json_t *plan_decisions_json(const struct plan *plan);
 
 /* plan-json-spec.c: the drill parts a plan carries verbatim, typed. An exec

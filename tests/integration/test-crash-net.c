@@ -20,6 +20,9 @@
 
 #include "basic/clock.h"
 #include "demo-harness.h"
+
+/* Several faults at once on a small stack: over the default blast radius (docs/safety.md). */
+#define WIDE_BLAST "tests/data/config/wide-blast.yaml"
 #include "engine/engine.h"
 
 #define LANES       16
@@ -154,7 +157,8 @@ static void one_round(int round) {
         char why[256] = "";
         demo_fresh_db(&demo);
         pid_t pid = demo_mayhem_spawn(
-                &demo, (const char *const[]){ "run", drill, "-c", compose, "--execute", NULL });
+                &demo, (const char *const[]){ "--config", WIDE_BLAST, "run", drill, "-c", compose,
+                                              "--execute", NULL });
         assert_true(pid > 0);
         for (double until = monotonic_ms() + 40000; in_force_lines() < LANES && monotonic_ms() < until;) {
                 if (waitpid(pid, NULL, WNOHANG) == pid)

@@ -25,6 +25,9 @@
 #include "common/netprobe.h"
 #include "common/proc-stat.h"
 #include "demo-harness.h"
+
+/* Several faults at once on a small stack: over the default blast radius (docs/safety.md). */
+#define WIDE_BLAST "tests/data/config/wide-blast.yaml"
 #include "engine/engine.h"
 
 #define TARGET    "mayhem-keep-target"
@@ -120,7 +123,8 @@ static const char *last_run_id(json_t **ret_runs) {
 
 static void test_kept_until_recovered(void **state) {
         (void)state;
-        struct cmd_result r = MAYHEM(&demo, "run", DRILL, "-c", COMPOSE, "--execute");
+        struct cmd_result r =
+                MAYHEM(&demo, "--config", WIDE_BLAST, "run", DRILL, "-c", COMPOSE, "--execute");
         double exited = monotonic_ms();
         if (r.exit != 0 || !strstr(r.out, "2 kept faulted"))
                 fail_msg("mayhem run exited %d:\n%s%s", r.exit, r.out, r.err);
