@@ -75,9 +75,10 @@ static int gate_services(
         snprintf(
                 v.reason, sizeof(v.reason),
                 "blast radius: step %zu hits %zu of %zu service(s) with their dependents (%.1f%%), %s "
-                "max_services_pct %g",
-                step_index(b->plan, ps), hit, total, st->services_pct, v.allow ? "within" : "above",
-                br->max_services_pct);
+                "max_services_pct %g%s",
+                step_index(b->plan, ps), hit, total, st->services_pct,
+                st->services_pct <= br->max_services_pct ? "within" : "above", br->max_services_pct,
+                v.allow && st->services_pct > br->max_services_pct ? " (one service is always allowed)" : "");
         snprintf(
                 v.remedy, sizeof(v.remedy),
                 "split the step so fewer services are hit at once, or raise blast_radius.max_services_pct");

@@ -59,12 +59,13 @@ static int gate_budget(
         struct plan_builder *b, const struct plan_step *ps, const struct plan_fault *f, double before,
         double charge) {
         const struct config_damage_quota *q = &b->config->blast_radius.damage_quota;
-        double after = before + charge, remain = MAX(q->budget_s - before, 0.0);
+        double after = before + charge;
         struct pb_verdict v = { .rule = "damage_quota.budget", .allow = after <= q->budget_s };
+        /* Allowed: what is left after this step; refused: what is left to spend. */
+        double remain = MAX(q->budget_s - (v.allow ? after : before), 0.0);
         snprintf(
-                v.reason, sizeof(v.reason),
-                "damage quota: %s would reach %g fault-s of %g in %g s; %g remain", f->target->label, after,
-                q->budget_s, q->window_s, remain);
+                v.reason, sizeof(v.reason), "damage quota: %s would reach %g fault-s of %g in %g s; %g remain%s",
+                f->target->label, after, q->budget_s, q->window_s, remain, v.allow ? " after it" : "");
         snprintf(
                 v.remedy, sizeof(v.remedy),
                 "wait until earlier runs' faults on %s leave the %g s window, shorten the drill's faults, "

@@ -173,7 +173,7 @@ static void test_dry_run_prints_every_decision(void **state) {
         if (r.exit != 0 || !strstr(r.out, "dry-run blast_radius.allow: allow step 1: services_pct=100.0") ||
             !strstr(r.out,
                     "dry-run damage_quota.budget: allow damage quota: demo-api would reach 2 fault-s of "
-                    "14400 in 604800 s; 14400 remain -> none"))
+                    "14400 in 604800 s; 14398 remain after it -> none"))
                 fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
         assert_untouched("allowed under --dry-run");
         cmd_result_done(&r);
