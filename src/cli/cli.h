@@ -73,6 +73,7 @@ int cli_usage_error(struct mh_error *reterr, const struct cli_ctx *ctx, const ch
 extern const struct cli_command cli_discover;
 extern const struct cli_command cli_prepare;
 extern const struct cli_command cli_run;
+extern const struct cli_command cli_maniac;
 extern const struct cli_command cli_inspect;
 extern const struct cli_command cli_recover;
 extern const struct cli_command cli_janitor;
