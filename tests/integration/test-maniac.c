@@ -196,7 +196,7 @@ static void test_refusals_touch_nothing(void **state) {
                 fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
         cmd_result_done(&r);
         r = MAYHEM(&demo, "maniac", "--replay", "r-none-000000", "-c", compose, "--execute");
-        if (r.exit != 4 && r.exit != 1)
+        if (r.exit != 4 || !strstr(r.err, "no run 'r-none-000000'"))
                 fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
         cmd_result_done(&r);
         assert_nothing_paused();

@@ -4,9 +4,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "evidence/evidence.h"
 #include "plan/maniac.h"
 #include "plan/plan.h"
 
@@ -355,6 +358,67 @@ static void test_params_round_trip(void **state) {
         drill_spec_free(spec);
 }
 
+/* The draws go to maniac_draws and come back in seq order, with the seed on the run row. */
+static void test_evidence_draws(void **state) {
+        (void)state;
+        char path[] = "/tmp/mayhem-test-maniac-XXXXXX";
+        int fd = mkstemp(path);
+        assert_true(fd >= 0);
+        close(fd);
+        unlink(path);
+        struct evidence *ev = NULL;
+        struct mh_error err = { 0 };
+        assert_int_equal(evidence_open(path, &ev, &err), 0);
+        struct evidence_run run = {
+                .id = "r-m-000001", .name = "m", .kind = "random", .has_seed = true, .seed = -42
+        };
+        assert_int_equal(evidence_run_begin(ev, &run, &err), 0);
+        const struct evidence_maniac_draw d[2] = {
+                { .seq = 1,
+                  .seed = -42,
+                  .level = 3,
+                  .container = "a",
+                  .fault_id = "container.pause",
+                  .params_json = "{}",
+                  .duration_ms = 1000,
+                  .at_ms = 0 },
+                { .seq = 2,
+                  .seed = -42,
+                  .level = 3,
+                  .container = "b",
+                  .fault_id = "net.latency",
+                  .params_json = "{\"delay_ms\":\"150\"}",
+                  .duration_ms = 2500,
+                  .at_ms = 1000 },
+        };
+        assert_int_equal(evidence_maniac_draws_record(ev, "r-m-000001", d, 2, &err), 0);
+        assert_int_equal(evidence_maniac_draws_record(ev, "r-none", d, 2, &err), -ENOENT);
+        json_t *j = NULL;
+        assert_int_equal(evidence_maniac_draws_json(ev, "r-m-000001", &j, &err), 0);
+        char *text = json_dumps(j, JSON_COMPACT | JSON_SORT_KEYS);
+        assert_string_equal(
+                text,
+                "[{\"at_ms\":0,\"container\":\"a\",\"duration_ms\":1000,\"fault_id\":\"container.pause\","
+                "\"level\":3,\"params\":{},\"seed\":-42,\"seq\":1},{\"at_ms\":1000,\"container\":\"b\","
+                "\"duration_ms\":2500,\"fault_id\":\"net.latency\",\"level\":3,\"params\":{\"delay_ms\":"
+                "\"150\"},\"seed\":-42,\"seq\":2}]");
+        free(text);
+        json_decref(j);
+        struct evidence_run plain = { .id = "r-d-000001", .name = "d", .kind = "drill" };
+        assert_int_equal(evidence_run_begin(ev, &plain, &err), 0);
+        assert_int_equal(evidence_maniac_draws_json(ev, "r-d-000001", &j, &err), 0);
+        assert_int_equal(json_array_size(j), 0);
+        json_decref(j);
+        assert_int_equal(evidence_maniac_draws_json(ev, "r-none", &j, &err), -ENOENT);
+        evidence_close(ev);
+        static const char *const suffixes[] = { "", "-wal", "-shm" };
+        for (size_t i = 0; i < 3; i++) {
+                char p[64];
+                snprintf(p, sizeof(p), "%s%s", path, suffixes[i]);
+                unlink(p);
+        }
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_rng_vectors),
@@ -370,6 +434,7 @@ int main(void) {
                 cmocka_unit_test_setup_teardown(test_drill_text_waits, setup, teardown),
                 cmocka_unit_test_setup_teardown(test_pool_from_catalog, setup, teardown),
                 cmocka_unit_test(test_params_round_trip),
+                cmocka_unit_test(test_evidence_draws),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
