@@ -78,6 +78,7 @@ extern const struct cli_command cli_discover;
 extern const struct cli_command cli_prepare;
 extern const struct cli_command cli_prepare_config; /* cmd-config.c */
 extern const struct cli_command cli_run;
+extern const struct cli_command cli_maniac;
 extern const struct cli_command cli_inspect;
 extern const struct cli_command cli_recover;
 extern const struct cli_command cli_janitor;

@@ -3,6 +3,7 @@
 
 #include "evidence.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "evidence-internal.h"
@@ -32,22 +33,26 @@ int evidence_run_begin(struct evidence *ev, const struct evidence_run *run, stru
                         "%s: invalid controller identity %d/%llu", op, run->controller_pid,
                         run->controller_start_time);
 
-        char now[EVIDENCE_TIMESTAMP_MAX];
+        char now[EVIDENCE_TIMESTAMP_MAX], seed[24];
         evidence_now(now, NULL);
+        snprintf(
+                seed, sizeof(seed), "%" PRId64,
+                run->seed); /* bound as text: SQLite's INTEGER affinity keeps it an integer */
 
         EVIDENCE_LOCK_SCOPE(ev);
         r = evidence_exec(
                 ev, op, reterr,
                 "INSERT INTO runs (id, experiment_name, kind, spec_json, plan_json, plan_fingerprint, "
                 "status, started_at, engine, controller_pid, controller_start_time, execution_intent, "
-                "env_fingerprint, break_glass, config_json) "
-                "VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?)",
+                "env_fingerprint, break_glass, config_json, seed) "
+                "VALUES (?, ?, ?, ?, ?, ?, 'running', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 "tttttttt"
                 "iI"
-                "tttt",
+                "tttt"
+                "t",
                 run->id, run->name, run->kind, run->spec_json, run->plan_json, run->plan_fingerprint, now,
-                run->engine, run->controller_pid, (int64_t)run->controller_start_time,
-                run->execution_intent, run->env_fingerprint, run->break_glass, run->config_json);
+                run->engine, run->controller_pid, (int64_t)run->controller_start_time, run->execution_intent,
+                run->env_fingerprint, run->break_glass, run->config_json, run->has_seed ? seed : NULL);
         if (r == -EEXIST)
                 return mh_error_set(
                         reterr, -EEXIST, MH_EXIT_GENERAL_FAILURE, "evidence_run_exists",

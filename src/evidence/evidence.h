@@ -62,6 +62,8 @@ struct evidence_run {
         const char *env_fingerprint;  /* sha256 hex of §5.1's fingerprint, or NULL */
         const char *break_glass;      /* NULL, "skip_gate" or "skip_gate+override" */
         const char *config_json;      /* the effective configuration with provenance, or NULL */
+        bool has_seed;                /* a random (maniac) run: its seed goes to runs.seed */
+        int64_t seed;
 };
 
 /* Records a run as "running", started now. -EEXIST when the id is taken. */
@@ -141,6 +143,27 @@ int evidence_invocation(
 int evidence_recovery_record(
         struct evidence *ev, const char *lease_id, int attempt, const char *mechanism,
         const char *undo_results_json, bool verified, struct mh_error *reterr);
+
+/* ---- the maniac's draws (evidence-maniac.c) ---- */
+
+struct evidence_maniac_draw {
+        int seq; /* 1-based */
+        int64_t seed;
+        int level; /* 1..5 */
+        const char *container, *fault_id;
+        const char *params_json; /* a JSON object */
+        int64_t duration_ms, at_ms;
+};
+
+/* Records a run's draws in one transaction; the run must exist (-ENOENT). */
+int evidence_maniac_draws_record(
+        struct evidence *ev, const char *run_id, const struct evidence_maniac_draw *draws, size_t n,
+        struct mh_error *reterr);
+/* The run's draws in seq order, [{seq, seed, level, container, fault_id,
+ * params, duration_ms, at_ms}]; an empty array when it has none, -ENOENT
+ * when there is no such run. */
+int evidence_maniac_draws_json(
+        struct evidence *ev, const char *run_id, json_t **ret, struct mh_error *reterr);
 
 /* ---- queries (JSON for `mayhem inspect`; the caller json_decref()s) ----
  *

@@ -137,15 +137,22 @@ static int begin(struct runner *r, struct mh_error *reterr) {
         struct evidence_run run = {
                 .id = r->run_id,
                 .name = r->plan->spec->name,
-                .kind = "drill",
+                .kind = r->opt->kind ? r->opt->kind : "drill",
                 .spec_json = r->opt->spec_json,
                 .plan_json = r->plan->canonical_json,
                 .plan_fingerprint = r->plan->fingerprint,
                 .engine = r->engine_kind ? r->engine_kind : "host",
                 .controller_pid = (int)getpid(),
                 .controller_start_time = start,
+                .has_seed = r->opt->has_seed,
+                .seed = r->opt->seed,
         };
         int x = evidence_run_begin(r->opt->evidence, &run, reterr);
+        if (x >= 0 && r->opt->on_begin &&
+            (x = r->opt->on_begin(r->opt->on_begin_userdata, r->opt->evidence, r->run_id, reterr)) < 0)
+                (void)evidence_run_finish(
+                        r->opt->evidence, r->run_id, "failed", NULL, NULL, reterr ? reterr->msg : NULL,
+                        NULL);
         if (x < 0 && reterr) /* nothing is touched without a journal */
                 reterr->exit = MH_EXIT_CONFIG_ERROR;
         return x;

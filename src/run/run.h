@@ -66,6 +66,14 @@ struct run_options {
         const char *const *agent_ssh_args; /* extra ssh options, NULL-terminated, or NULL */
         const char *agent_remote_path;     /* mayhem-agent on the ssh host; NULL: from its PATH */
         const char *spec_json;
+        const char *kind; /* the run row's kind: NULL "drill", or "random" (mayhem maniac) */
+        bool has_seed;    /* a random run's seed, for the run row */
+        int64_t seed;
+        /* Called once the run row is recorded, before the first lease: what
+         * the caller keeps with the run (the maniac's draws). A failure ends
+         * the run "failed" with nothing touched. NULL: none. */
+        int (*on_begin)(void *userdata, struct evidence *ev, const char *run_id, struct mh_error *reterr);
+        void *on_begin_userdata;
 };
 
 int run_execute(

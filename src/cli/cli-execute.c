@@ -1,0 +1,78 @@
+#include "cli-execute.h"
+
+#include <time.h>
+
+#include "engine/engine.h"
+#include "evidence/evidence.h"
+#include "run/recovery.h"
+
+/* Containers, and inspection sources, need the engine; host processes do not. */
+static bool needs_engine(const struct plan *pl) {
+        for (size_t i = 0; i < pl->n_targets; i++)
+                if (pl->targets[i].container)
+                        return true;
+        for (size_t i = 0; i < pl->spec->observability.n_sources; i++)
+                if (pl->spec->observability.sources[i].kind == OBS_INSPECTION)
+                        return true;
+        return false;
+}
+
+/* The janitor before every run: leases of dead controllers are recovered
+ * first, and a run does not start while an earlier one left something dirty. */
+static int sweep(struct cli_ctx *ctx, struct evidence *ev, bool json, struct mh_error *reterr) {
+        struct recovery_options o = { .mode = RECOVERY_JANITOR,
+                                      .execute = true,
+                                      .mechanism = "janitor",
+                                      .progress = json ? NULL : cli_print_line,
+                                      .progress_userdata = ctx->err };
+        struct recovery_result res = { 0 };
+        int r = recovery_run(ev, &o, &res, reterr);
+        size_t dirty = res.dirty;
+        recovery_result_done(&res);
+        if (r < 0)
+                return r;
+        if (dirty)
+                return mh_error_set(
+                        reterr, -EBUSY, MH_EXIT_RECOVERY_FAILURE, "dirty",
+                        "%zu lease(s) of earlier runs are dirty; fix them by hand (mayhem inspect leases) "
+                        "before injecting anything new",
+                        dirty);
+        return 0;
+}
+
+static void print_progress(void *userdata, const char *line) {
+        FILE *f = userdata;
+        char stamp[16];
+        time_t now = time(NULL);
+        strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
+        fprintf(f, "%s %s\n", stamp, line);
+        fflush(f);
+}
+
+int cli_execute_plan(
+        struct cli_ctx *ctx, const struct plan *plan, const struct cli_execute *x, struct run_result *ret,
+        struct mh_error *reterr) {
+        _cleanup_(engine_freep) struct engine *engine = NULL;
+        _cleanup_(evidence_closep) struct evidence *ev = NULL;
+        int r;
+
+        if (needs_engine(plan) &&
+            (r = engine_open(ctx->podman ? ENGINE_PODMAN : ENGINE_DOCKER, NULL, &engine, reterr)) < 0)
+                return r;
+        if ((r = evidence_open(ctx->db_path, &ev, reterr)) < 0 || (r = evidence_writable(ev, reterr)) < 0) {
+                reterr->exit = MH_EXIT_CONFIG_ERROR;
+                return r;
+        }
+        struct run_options opt = { .evidence = ev,
+                                   .engine = engine,
+                                   .progress = x->json ? NULL : print_progress,
+                                   .progress_userdata = ctx->err,
+                                   .kind = x->kind,
+                                   .has_seed = x->has_seed,
+                                   .seed = x->seed,
+                                   .on_begin = x->on_begin,
+                                   .on_begin_userdata = x->on_begin_userdata };
+        if ((r = sweep(ctx, ev, x->json, reterr)) < 0)
+                return r;
+        return run_execute(plan, &opt, ret, reterr);
+}
