@@ -11,7 +11,8 @@
 
 static const struct cli_opt root_opts[] = {
         { "db", 0, "PATH", "SQLite evidence file (default mayhem.db, or storage.path of the config)" },
-        { "config", 0, "PATH", "configuration file (default ./mayhem.yaml); a kind: drill file is also the spec" },
+        { "config", 0, "PATH",
+          "configuration file (default ./mayhem.yaml); a kind: drill file is also the spec" },
         { "profile", 0, "NAME", "overlay mayhem.NAME.yaml from beside the configuration file" },
         { "policy", 0, "NAME", "named safety policy profile (docs/safety.md)" },
         { "target", 0, "NAME", "target profile of the configuration (targets:)" },
@@ -124,8 +125,8 @@ static int split_root(int argc, char **argv) {
         int i = 1;
         for (; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
                 const char *a = argv[i];
-                static const char *const with_value[] = { "--db",     "--format", "--config",
-                                                          "--profile", "--policy", "--target", NULL };
+                static const char *const with_value[] = { "--db",     "--format", "--config", "--profile",
+                                                          "--policy", "--target", NULL };
                 bool takes_value = strv_contains(with_value, a);
                 if (takes_value && i + 1 < argc)
                         i++;
