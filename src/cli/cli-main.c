@@ -165,6 +165,12 @@ static int dispatch(
                 }
                 const struct cli_command *next = NULL;
                 int r = cli_command_resolve(ctx, cmd, argv[0], &next, reterr);
+                if (r < 0 && cmd->legacy_run_ids && reterr->exit == MH_EXIT_USAGE_ERROR &&
+                    strncmp(argv[0], "r-", 2) == 0) {
+                        *reterr = (struct mh_error){ 0 };
+                        cmd = cmd->legacy_run_ids; /* the run ids stay its positionals */
+                        continue;
+                }
                 if (r < 0)
                         return r;
                 size_t used = strlen(path);
