@@ -494,7 +494,8 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
                 if (c.journaled) /* nothing was applied: the lease ends here */
                         lease_transition(
                                 r->opt->evidence, c.lease_id, LEASE_PENDING, LEASE_EXPIRED, NULL, NULL);
-                set_outcome(r, f, FAULT_OUTCOME_FAILED);
+                /* Stopped before it began (another lane's failure, a signal): cut short, not failed. */
+                set_outcome(r, f, e.code == -ECANCELED ? FAULT_OUTCOME_NONE : FAULT_OUTCOME_FAILED);
                 ctx_done(&c);
                 return false;
         }

@@ -123,7 +123,9 @@ static void describe_step(const struct plan_step *ps, char *buf, size_t size) {
 /* A fault step whose every fault was bypassed (or left out by --ctr) is
  * "bypassed" ("skipped"), with the reason, as the reference's step_runs
  * say; one whose every failed fault was never applied is
- * "failed_to_apply". Any other step: completed, cancelled or failed. */
+ * "failed_to_apply" (also when on_failure then stopped the run). Any
+ * other step: completed, failed (a fault of it failed), or cancelled (cut
+ * short by the run stopping). */
 static const char *step_status(
         struct runner *r, const struct plan_step *ps, bool ok, char *why, size_t size) {
         size_t n = 0, bypassed = 0, skipped = 0, not_applied = 0, failed = 0;
@@ -148,9 +150,11 @@ static const char *step_status(
         why[0] = '\0'; /* the events say which faults of a partly bypassed step were */
         if (ok)
                 return "completed";
-        if (runner_stopping(r))
+        if (not_applied && !failed)
+                return "failed_to_apply"; /* its own fault failed, even when that stopped the run */
+        if (runner_stopping(r) && !failed)
                 return "cancelled";
-        return not_applied && !failed ? "failed_to_apply" : "failed";
+        return "failed";
 }
 
 static bool step_begin(
