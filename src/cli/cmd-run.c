@@ -247,7 +247,12 @@ const struct cli_command cli_run = {
                 "injected,\n"
                 "is checked to be in force, held, undone and verified. Ctrl-C undoes every active fault "
                 "before\n"
-                "exiting. Exit: 0 pass (or no criteria), 1 criteria failed, 3 engine unreachable or target\n"
+                "exiting. A network fault the agent's kernel cannot deliver is bypassed (no lease; the "
+                "rest\n"
+                "runs); --skip-gate attempts it. --from-plan / --plan-id run a saved plan again, refused\n"
+                "(exit 5) when its environment or plan fingerprint changed. docs/run-options.md has them "
+                "all.\n"
+                "Exit: 0 pass (or no criteria), 1 criteria failed, 2 usage, 3 engine unreachable or target\n"
                 "missing, 4 invalid drill, 5 refused by a safety gate, 6 run did not complete, 7 something\n"
                 "is left dirty (see `mayhem inspect leases`).",
         .opts = run_opts,
