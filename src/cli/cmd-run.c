@@ -204,8 +204,8 @@ static int execute(
                                    .env_fingerprint = s->env_fingerprint,
                                    .break_glass = glass,
                                    .skip_gate = ctx->skip_gate,
-                                   .only_containers = s->n_only ? s->only : NULL,
-                                   .n_only_containers = s->n_only };
+                                   .only_containers = s->scope,
+                                   .n_only_containers = s->n_scope };
         if ((r = sweep(ctx, ev, json, reterr)) < 0 || (r = run_execute(s->in.plan, &opt, &res, reterr)) < 0)
                 return r;
         r = report(ctx, args, ev, s->in.plan, &res, json, reterr);

@@ -38,12 +38,15 @@ static const char *spec_path(const struct cli_args *args, const struct run_setup
         return s->saved.root ? s->saved.drill : s->config->drill_path;
 }
 
-/* --engine beats -p, which beats the configuration's runtime. */
+/* --engine beats -p, which beats the target profile's engine, then the configuration's runtime. */
 static int pick_engine(
         struct cli_ctx *ctx, const struct cli_args *args, struct run_setup *s, struct mh_error *reterr) {
+        const struct config_target *t = s->config->target;
         const char *e = cli_arg(ctx, args, "engine");
+        if (!e && ctx->podman)
+                e = "podman";
         if (!e)
-                e = ctx->podman ? "podman" : s->config->runtime ? s->config->runtime : "docker";
+                e = t && t->engine ? t->engine : s->config->runtime ? s->config->runtime : "docker";
         if (strcmp(e, "docker") == 0)
                 s->engine = ENGINE_DOCKER;
         else if (strcmp(e, "podman") == 0)
@@ -53,20 +56,28 @@ static int pick_engine(
         return 0;
 }
 
-/* --ctr names a container one of the plan's faults is on (exit 4 listing them). */
+/* --ctr names a container one of the plan's faults is on (exit 4 listing
+ * them); without it, the target profile's containers (if it names any)
+ * scope the run. */
 static int scope(
         struct cli_ctx *ctx, const struct cli_args *args, struct run_setup *s, struct mh_error *reterr) {
         const struct plan *pl = s->in.plan;
         const char *ctr = cli_arg(ctx, args, "ctr");
         char known[512] = "";
         size_t used = 0;
+        if (!ctr && s->config->target && s->config->target->containers) {
+                s->scope = s->config->target->containers; /* the profile's scope */
+                s->n_scope = s->config->target->n_containers;
+                return 0;
+        }
         if (!ctr)
                 return 0;
         for (size_t i = 0; i < pl->n_targets; i++) {
                 const char *name = pl->targets[i].container ? pl->targets[i].container->name : NULL;
                 if (name && strcmp(name, ctr) == 0) {
                         s->only[0] = ctr;
-                        s->n_only = 1;
+                        s->scope = s->only;
+                        s->n_scope = 1;
                         return 0;
                 }
                 if (name && used < sizeof(known))

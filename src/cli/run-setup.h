@@ -22,7 +22,8 @@ struct run_setup {
         const char *env_fingerprint; /* points into environment */
         json_t *spec;                /* runs.spec_json: {drill, compose, environment} */
         const char *only[1];         /* --ctr */
-        size_t n_only;
+        const char *const *scope;    /* --ctr, else the target profile's containers; NULL: all */
+        size_t n_scope;
         enum engine_kind engine;
         char host[256];
 };
