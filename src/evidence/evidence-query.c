@@ -445,7 +445,8 @@ int evidence_history_json(struct evidence *ev, const char *run_id, json_t **ret,
         if ((r = evidence_commit(&txn, op, reterr)) < 0)
                 return r;
 
-        qsort(t.v, t.n, sizeof(*t.v), timeline_cmp);
+        if (t.n) /* qsort() takes no NULL base, even for 0 items */
+                qsort(t.v, t.n, sizeof(*t.v), timeline_cmp);
         json_t *timeline = json_array();
         if (!timeline || json_object_set_new(h, "timeline", timeline) < 0)
                 return json_fail(op, reterr);
