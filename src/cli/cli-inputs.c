@@ -87,7 +87,7 @@ static int damage_history_read(
 
 int cli_build_plan(
         struct cli_ctx *ctx, enum plan_host host, const struct drill_spec *spec, const struct topology *topo,
-        const char *const *only, size_t n_only, struct plan **ret, struct mh_error *reterr) {
+        struct plan **ret, struct mh_error *reterr) {
         _cleanup_(damage_history_done) struct damage_history h = { 0 };
         int r = cli_config_prepare(ctx, reterr);
         if (r < 0 || (r = damage_history_read(ctx, ctx->config, &h, reterr)) < 0)
@@ -99,9 +99,7 @@ int cli_build_plan(
                                     .skip_gate = ctx->skip_gate,
                                     .dry_run = ctx->dry_run,
                                     .damage = h.damage,
-                                    .n_damage = h.n,
-                                    .only_containers = only,
-                                    .n_only_containers = n_only };
+                                    .n_damage = h.n };
         return plan_build_with(spec, topo, &opt, ret, reterr);
 }
 
@@ -145,7 +143,7 @@ int cli_inputs_load(
                 compose_path = found;
         }
         if ((compose_path && (r = compose_load(compose_path, &in->topology, reterr)) < 0) ||
-            (r = cli_build_plan(ctx, host, in->spec, in->topology, NULL, 0, &in->plan, reterr)) < 0)
+            (r = cli_build_plan(ctx, host, in->spec, in->topology, &in->plan, reterr)) < 0)
                 return r;
         if (ctx->dry_run)
                 return print_dry_run(ctx, in->plan, reterr);

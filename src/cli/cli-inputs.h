@@ -33,7 +33,7 @@ void cli_inputs_done(struct cli_inputs *in);
  * evidence at ctx->db_path (none when it does not exist; not created). */
 int cli_build_plan(
         struct cli_ctx *ctx, enum plan_host host, const struct drill_spec *spec, const struct topology *topo,
-        const char *const *only, size_t n_only, struct plan **ret, struct mh_error *reterr);
+        struct plan **ret, struct mh_error *reterr);
 /* "validated plan r-x-0a1b2c: N step(s), fingerprint F; each run of it gets its own id, ..." */
 void cli_inputs_print_validated(const struct cli_ctx *ctx, const struct cli_inputs *in);
 void cli_inputs_warn(const struct cli_ctx *ctx, const struct cli_inputs *in);

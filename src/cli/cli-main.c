@@ -149,6 +149,8 @@ static int run_leaf(
                 return r;
         /* Every command sees the same configuration: a bad mayhem.yaml is
          * exit 3 before anything runs, and --db / storage.path is settled. */
+        if (cli_arg(ctx, &args, "target")) /* `run --target NAME`, as the root option */
+                ctx->target = cli_arg(ctx, &args, "target");
         if ((r = cli_config_prepare(ctx, reterr)) < 0)
                 return r;
         return cmd->run(ctx, &args, reterr);
@@ -170,6 +172,12 @@ static int dispatch(
                 }
                 const struct cli_command *next = NULL;
                 int r = cli_command_resolve(ctx, cmd, argv[0], &next, reterr);
+                if (r < 0 && cmd->legacy_run_ids && reterr->exit == MH_EXIT_USAGE_ERROR &&
+                    strncmp(argv[0], "r-", 2) == 0) {
+                        *reterr = (struct mh_error){ 0 };
+                        cmd = cmd->legacy_run_ids; /* the run ids stay its positionals */
+                        continue;
+                }
                 if (r < 0)
                         return r;
                 size_t used = strlen(path);

@@ -196,15 +196,13 @@ int maniac_job_replay(
         return 0;
 }
 
-int maniac_job_plan(struct cli_ctx *ctx, const char *only, struct maniac_job *j, struct mh_error *reterr) {
+int maniac_job_plan(struct cli_ctx *ctx, struct maniac_job *j, struct mh_error *reterr) {
         const char *name = j->spec ? j->spec->name : j->name ? j->name : "maniac";
-        const char *only_v[] = { only };
         int r;
         if ((r = maniac_drill_text(
                      name, j->spec ? &j->spec->config : NULL, j->draws, j->n_draws, &j->drill_text,
                      reterr)) < 0 ||
             (r = drill_parse("maniac draws", j->drill_text, strlen(j->drill_text), &j->drill, reterr)) < 0)
                 return r;
-        return cli_build_plan(
-                ctx, PLAN_HOST_LOCAL, j->drill, j->topo, only ? only_v : NULL, only ? 1 : 0, &j->plan, reterr);
+        return cli_build_plan(ctx, PLAN_HOST_LOCAL, j->drill, j->topo, &j->plan, reterr);
 }

@@ -45,4 +45,4 @@ int maniac_job_replay(
         struct mh_error *reterr);
 /* The draws as a drill, planned with the configuration and the root
  * options' gates (--policy, --allow-critical, --skip-gate, --dry-run). */
-int maniac_job_plan(struct cli_ctx *ctx, const char *only, struct maniac_job *j, struct mh_error *reterr);
+int maniac_job_plan(struct cli_ctx *ctx, struct maniac_job *j, struct mh_error *reterr);

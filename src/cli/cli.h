@@ -58,6 +58,9 @@ struct cli_command {
         const struct cli_opt *opts;                   /* NULL-name terminated, or NULL */
         size_t min_args, max_args;                    /* positional */
         const struct cli_command *const *subcommands; /* NULL-terminated, or NULL */
+        /* A leaf run with the words as they are when the first is no
+         * subcommand but a run id ("r-..."): the legacy `recover RUN_ID`. */
+        const struct cli_command *legacy_run_ids;
         int (*run)(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr);
 };
 

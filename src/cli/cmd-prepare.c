@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "agent/agent-client.h"
+#include "env-fingerprint.h"
+#include "evidence-dir.h"
 #include "plan/impact.h"
 
 static const struct cli_opt prepare_opts[] = {
@@ -15,6 +17,16 @@ static const struct cli_opt prepare_opts[] = {
           "compose file (default: compose.yaml, compose.yml, docker-compose.yml or "
           "docker-compose.yaml in the working directory, else next to the drill)" },
         { "json", 0, NULL, "machine-readable output" },
+        CLI_OPT_HELP,
+        { 0 },
+};
+
+static const struct cli_opt plan_opts[] = {
+        { "compose", 'c', "COMPOSE",
+          "compose file (default: compose.yaml, compose.yml, docker-compose.yml or "
+          "docker-compose.yaml in the working directory, else next to the drill)" },
+        { "json", 0, NULL, "machine-readable output" },
+        { "evidence-dir", 0, "DIR", "also write the plan to DIR/PLAN_ID.json" },
         CLI_OPT_HELP,
         { 0 },
 };
@@ -105,6 +117,32 @@ static void add_delivery(const struct plan *pl, json_t *out) {
         }
 }
 
+static json_t *abs_path_json(const char *path) {
+        _cleanup_free_ char *abs = path ? realpath(path, NULL) : NULL;
+        return abs ? json_string(abs) : path ? json_string(path) : json_null();
+}
+
+/* Beside the plan, not fingerprinted: the files it was planned from and
+ * the environment it was planned for, so `run --from-plan` can plan it
+ * again and refuse it when either changed. */
+static int add_inputs(
+        struct cli_ctx *ctx, const struct cli_inputs *in, json_t *out, struct mh_error *reterr) {
+        const char *compose = in->topology ? in->topology->source_path : NULL;
+        struct env_facts f;
+        char host[256];
+        int r = env_facts_collect(
+                NULL, compose, ctx->profile, ctx->policy, ctx->target, host, sizeof(host), &f, reterr);
+        if (r < 0)
+                return r;
+        json_object_set_new(
+                out, "inputs",
+                json_pack(
+                        "{s:o, s:o}", "drill", abs_path_json(in->spec->path), "compose",
+                        abs_path_json(compose)));
+        json_object_set_new(out, "environment", env_facts_json(&f));
+        return 0;
+}
+
 /* --json: the preflight summary; otherwise the frozen plan itself. */
 static int run_plan(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
         _cleanup_(cli_inputs_done) struct cli_inputs in = { 0 };
@@ -121,8 +159,19 @@ static int run_plan(struct cli_ctx *ctx, const struct cli_args *args, struct mh_
                         warnings_json(&in));
         else if ((r = plan_to_json(pl, &out)) < 0)
                 return mh_error_set(reterr, r, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
-        else
+        else if ((r = add_inputs(ctx, &in, out, reterr)) < 0) {
+                json_decref(out);
+                return r;
+        } else
                 add_delivery(pl, out);
+        const char *dir = cli_arg(ctx, args, "evidence-dir");
+        char path[1100];
+        if (dir && (r = evidence_dir_write(dir, pl->run_id, out, path, sizeof(path), reterr)) < 0) {
+                json_decref(out);
+                return r;
+        }
+        if (dir)
+                fprintf(ctx->err, "plan written to %s\n", path);
         return cli_print_json(ctx, out, reterr);
 }
 
@@ -144,11 +193,14 @@ static const struct cli_command prepare_validate = {
 static const struct cli_command prepare_plan = {
         .name = "plan",
         .summary = "print the frozen plan (canonical content, sha256 fingerprint) as JSON",
-        .usage = "[SPEC] [-c COMPOSE] [--json]",
+        .usage = "[SPEC] [-c COMPOSE] [--json] [--evidence-dir DIR]",
         .help = "Prints the frozen plan: resolved targets, typed parameters, and for every fault its undo\n"
                 "ops, verify probes and effect check. The same drill and compose file give the same\n"
-                "fingerprint. --json prints the preflight summary (decisions, warnings) instead.",
-        .opts = prepare_opts,
+                "fingerprint. --json prints the preflight summary (decisions, warnings) instead. Beside "
+                "the\n"
+                "plan: the files it was planned from and the environment fingerprint, for `mayhem run\n"
+                "--from-plan FILE`.",
+        .opts = plan_opts,
         .min_args = 0, /* SPEC may be the --config file (kind: drill) */
         .max_args = 1,
         .run = run_plan,

@@ -14,6 +14,14 @@ static const struct cli_opt recover_opts[] = {
         { 0 },
 };
 
+static const struct cli_opt legacy_opts[] = {
+        { "execute", 'e', NULL, "undo and verify (without it: what recovery would do)" },
+        { "json", 0, NULL, "machine-readable output" },
+        { "force", 0, NULL, "recover even when the run's controller is still alive" },
+        CLI_OPT_HELP,
+        { 0 },
+};
+
 static const struct cli_opt forget_opts[] = {
         { "reason", 'r', "TEXT", "why the lease is given up (required; kept in the journal)" },
         { "force", 0, NULL, "even when the lease's run is still running under a live controller" },
@@ -76,6 +84,11 @@ static int run_plan(struct cli_ctx *ctx, const struct cli_args *args, struct mh_
 
 static int run_execute(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
         return recover(ctx, args, true, reterr);
+}
+
+/* The reference's spelling, `mayhem recover RUN_ID [--execute]`. */
+static int run_legacy(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
+        return recover(ctx, args, cli_arg(ctx, args, "execute"), reterr);
 }
 
 static int run_status(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
@@ -205,15 +218,27 @@ static const struct cli_command recover_forget = {
 static const struct cli_command *const recover_subcommands[] = { &recover_status, &recover_plan,
                                                                  &recover_execute, &recover_forget, NULL };
 
+static const struct cli_command recover_legacy = {
+        .name = "recover",
+        .summary = "the legacy spelling: recover plan RUN_ID..., or recover execute with --execute",
+        .usage = "RUN_ID... [--execute] [--force] [--json]",
+        .opts = legacy_opts,
+        .min_args = 1,
+        .max_args = 64,
+        .run = run_legacy,
+};
+
 const struct cli_command cli_recover = {
         .name = "recover",
         .summary = "undo what runs left behind (a killed controller or agent)",
-        .usage = "status|plan|execute RUN_ID... | forget LEASE_ID --reason TEXT",
+        .usage = "status|plan|execute RUN_ID... | forget LEASE_ID --reason TEXT | RUN_ID... [--execute]",
         .help = "Replays the undo ops recorded in each open lease through a fresh local agent, then the\n"
                 "verify probes. A lease is released only when they pass; otherwise it is dirty and the\n"
                 "message says what to fix by hand (exit 7). Undo is idempotent: a lease already undone\n"
-                "by the agent's dead-man's switch is just verified and released.",
+                "by the agent's dead-man's switch is just verified and released. The reference's spelling\n"
+                "`mayhem recover RUN_ID... [--execute]` is recover plan (recover execute with --execute).",
         .subcommands = recover_subcommands,
+        .legacy_run_ids = &recover_legacy,
 };
 
 const struct cli_command cli_janitor = {

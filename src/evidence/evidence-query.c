@@ -58,7 +58,9 @@ static bool controller_gone(sqlite3_stmt *st, int pid_col, int start_col) {
         "controller_pid, controller_start_time, "                                                           \
         "(SELECT count(*) FROM fault_leases l WHERE l.run_id = runs.id "                                    \
         "AND l.state NOT IN ('released', 'expired'))"
-#define RUN_DETAIL_COLUMNS RUN_SUMMARY_COLUMNS ", spec_json, plan_json, criteria_json, summary_md"
+#define RUN_DETAIL_COLUMNS                                                                                  \
+        RUN_SUMMARY_COLUMNS ", spec_json, plan_json, criteria_json, summary_md, execution_intent, "         \
+                            "env_fingerprint, break_glass"
 
 static json_t *run_json(sqlite3_stmt *st, bool detail) {
         const char *recorded = column_text(st, 3);
@@ -76,7 +78,10 @@ static json_t *run_json(sqlite3_stmt *st, bool detail) {
             (json_object_set_new(j, "spec", evidence_column_json(st, 12)) < 0 ||
              json_object_set_new(j, "plan", evidence_column_json(st, 13)) < 0 ||
              json_object_set_new(j, "criteria", evidence_column_json(st, 14)) < 0 ||
-             json_object_set_new(j, "summary_md", evidence_column_string(st, 15)) < 0)) {
+             json_object_set_new(j, "summary_md", evidence_column_string(st, 15)) < 0 ||
+             json_object_set_new(j, "execution_intent", evidence_column_string(st, 16)) < 0 ||
+             json_object_set_new(j, "env_fingerprint", evidence_column_string(st, 17)) < 0 ||
+             json_object_set_new(j, "break_glass", evidence_column_string(st, 18)) < 0)) {
                 json_decref(j);
                 return NULL;
         }
@@ -440,7 +445,8 @@ int evidence_history_json(struct evidence *ev, const char *run_id, json_t **ret,
         if ((r = evidence_commit(&txn, op, reterr)) < 0)
                 return r;
 
-        qsort(t.v, t.n, sizeof(*t.v), timeline_cmp);
+        if (t.n) /* qsort() takes no NULL base, even for 0 items */
+                qsort(t.v, t.n, sizeof(*t.v), timeline_cmp);
         json_t *timeline = json_array();
         if (!timeline || json_object_set_new(h, "timeline", timeline) < 0)
                 return json_fail(op, reterr);

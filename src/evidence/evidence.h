@@ -184,7 +184,8 @@ int evidence_runs_json(
 /* How many runs the database holds, so a listing can say what its limit hides. */
 int evidence_runs_count(struct evidence *ev, size_t *ret, struct mh_error *reterr);
 
-/* One snapshot of a run: {"run": {... as above, plus spec, plan, criteria,
+/* One snapshot of a run: {"run": {... as above, plus spec, plan, criteria, execution_intent,
+ * env_fingerprint, break_glass,
  * summary_md}, "steps": [], "leases": [], "invocations": [],
  * "recovery_records": [], "events": [], "observations": [], "timeline": []}.
  * Each list is in time order; "timeline" merges them as references

@@ -49,7 +49,12 @@ static int deliver(enum net_delivery d, enum net_delivery *ret) {
         return 1;
 }
 
-static int refuse(char *why, size_t size, const char *fault_id, const char *reason) {
+/* *ret still names the mechanism the fault would need first, so a
+ * break-glass attempt (--skip-gate) has one to try. */
+static int refuse(
+        enum net_delivery first, enum net_delivery *ret, char *why, size_t size, const char *fault_id,
+        const char *reason) {
+        *ret = first;
         snprintf(why, size, "%s: %s", fault_id, reason);
         return -EOPNOTSUPP;
 }
@@ -71,7 +76,7 @@ int impact_net_delivery(
                 if (queue)
                         return deliver(NET_DELIVERY_SHAPER, ret);
                 return refuse(
-                        why, size, id,
+                        NET_DELIVERY_NETEM, ret, why, size, id,
                         !k->nft_owner ? "this kernel has no sch_netem and no nftables owner tables "
                                         "(Linux >= 5.12) to feed the NFQUEUE shaper"
                                       : "this kernel has neither sch_netem nor an NFQUEUE (xt NFQUEUE "
@@ -82,7 +87,7 @@ int impact_net_delivery(
                 if (queue)
                         return deliver(NET_DELIVERY_SHAPER, ret);
                 return refuse(
-                        why, size, id,
+                        NET_DELIVERY_TBF, ret, why, size, id,
                         "this kernel offers neither sch_tbf (with an IFB device for ingress) nor an "
                         "NFQUEUE for the shaper");
         case FAMILY_PACKET:
@@ -92,7 +97,7 @@ int impact_net_delivery(
                                      strcmp(rq->direction, "ingress") == 0 || k->netdev_egress))
                         return deliver(NET_DELIVERY_NFT, ret);
                 return refuse(
-                        why, size, id,
+                        NET_DELIVERY_NETEM, ret, why, size, id,
                         !k->nft_owner ? "this kernel has no sch_netem and no nftables owner tables "
                                         "(Linux >= 5.12)"
                                       : "this kernel has no sch_netem and no netdev egress hook "
@@ -101,7 +106,7 @@ int impact_net_delivery(
                 if (k->nft_owner)
                         return deliver(NET_DELIVERY_NFT, ret);
                 return refuse(
-                        why, size, id,
+                        NET_DELIVERY_NFT, ret, why, size, id,
                         "this kernel has no nftables owner tables (Linux >= 5.12), and mayhem never "
                         "installs rules that could outlive it");
         }

@@ -45,7 +45,8 @@ struct plan_fault;
 void impact_request_of(const struct plan_fault *f, const json_t *params, struct impact_request *ret);
 
 /* 1 with *ret set for a network fault, 0 for any other fault, -EOPNOTSUPP
- * with why filled when this kernel offers no way to deliver it. */
+ * with why filled when this kernel offers no way to deliver it (*ret then
+ * the mechanism it would need first: what --skip-gate attempts). */
 int impact_net_delivery(
         const struct impact_request *rq, const struct impact_kernel *k, enum net_delivery *ret, char *why,
         size_t size);

@@ -146,7 +146,7 @@ int plan_body_json(const struct plan *pl, json_t **ret) {
         for (size_t i = 0; steps && i < pl->n_steps; i++)
                 json_array_append_new(steps, step_json(pl, i, &pl->steps[i]));
         json_t *o = json_pack(
-                "{s:s, s:s, s:{s:s, s:s}, s:o, s:{s:s, s:I}, s:o, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
+                "{s:s, s:s, s:{s:s, s:s}, s:o, s:{s:s, s:I}, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
                 "format", PLAN_FORMAT, "policy", pl->policy_name ? pl->policy_name : "default", "drill",
                 "name", s->name, "hypothesis", s->hypothesis, "config", plan_json_config(&s->config),
                 "topology", "project", pl->topology ? pl->topology->project : "", "services",
@@ -155,7 +155,7 @@ int plan_body_json(const struct plan *pl, json_t **ret) {
                 ARRAY_OF(pl->faults, pl->n_faults, fault_json), "steps", steps, "success",
                 plan_json_success(&s->success), "observability", plan_json_observability(&s->observability),
                 "slo", plan_json_slos(s->slos, s->n_slos), "steady_state",
-                plan_json_steady_state(&s->steady_state), "decisions", plan_decisions_json(pl));
+                plan_json_steady_state(&s->steady_state));
         if (!o)
                 return -ENOMEM;
         *ret = o;
@@ -167,6 +167,9 @@ int plan_to_json(const struct plan *pl, json_t **ret) {
         int r = plan_body_json(pl, &o);
         if (r < 0)
                 return r;
+        /* The gates' judgement of the plan under today's policy and damage
+         * history: shown and recorded, not hashed (a run changes the history). */
+        json_object_set_new(o, "decisions", plan_decisions_json(pl));
         json_object_set_new(o, "fingerprint", json_string(pl->fingerprint));
         json_object_set_new(o, "plan_id", json_string(pl->run_id));
         *ret = o;

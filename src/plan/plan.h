@@ -118,8 +118,6 @@ struct plan_options {
         bool dry_run; /* evaluate every gate, record every decision, refuse at the end */
         const struct plan_damage *damage;
         size_t n_damage;
-        const char *const *only_containers; /* --ctr / a target profile's scope; NULL: all */
-        size_t n_only_containers;
 };
 
 /* Resolves, gates, compensates and fingerprints. Errors point into the drill

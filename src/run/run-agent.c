@@ -25,23 +25,39 @@ static bool listed(const json_t *a, const char *id) {
         return false;
 }
 
-/* Every planned fault is one the agent applies, and can apply on this engine. */
+static bool in_scope(const struct runner *r, const struct plan_fault *f) {
+        return run_target_in_scope(r->opt, f->target);
+}
+
+static int set_bypass(struct runner *r, size_t i, const char *why) {
+        if (!(r->bypass[i] = strdup(why)))
+                return -ENOMEM;
+        return 0;
+}
+
+/* Every planned fault is one the agent applies; one it cannot apply on this
+ * engine (a rootless engine's cgroups) is bypassed with the agent's reason,
+ * as the reference bypasses a step whose tooling is proven absent, unless
+ * --skip-gate asks for the attempt. */
 static int check_support(struct runner *r, const json_t *caps, struct mh_error *reterr) {
         const json_t *faults = json_object_get(caps, "faults"),
                      *unavailable = json_object_get(caps, "unavailable");
         for (size_t i = 0; i < r->plan->n_faults; i++) {
                 const struct plan_fault *f = &r->plan->faults[i];
                 const char *id = f->src->def->id, *why = json_string_value(json_object_get(unavailable, id));
-                if (why)
-                        return mh_error_set(
-                                reterr, -EPERM, MH_EXIT_CONFIG_ERROR, "unavailable",
-                                "%s %s: %s; nothing was touched", f->id, id, why);
-                if (!listed(faults, id))
+                if (!in_scope(r, f))
+                        continue;
+                if (!listed(faults, id) && !why)
                         return mh_error_set(
                                 reterr, -EOPNOTSUPP, MH_EXIT_VALIDATION_ERROR, "not_implemented",
                                 "%s %s: the agent plans the fault but cannot inject it in this "
                                 "version; nothing was touched",
                                 f->id, id);
+                if (why && !r->opt->skip_gate && set_bypass(r, i, why) < 0)
+                        return mh_error_set(
+                                reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
+                if (why && r->opt->skip_gate)
+                        runner_progress(r, "  [break-glass] %s %s: attempted although %s", f->id, id, why);
         }
         return 0;
 }
@@ -50,23 +66,44 @@ static bool is_network(const struct plan_fault *f) {
         return f->src->def->net.action != NET_ACTION_NONE;
 }
 
+enum impact_step runner_impact_decide(
+        const struct impact_request *rq, const struct impact_kernel *k, bool skip_gate,
+        enum net_delivery *ret, char *why, size_t size) {
+        int x = impact_net_delivery(rq, k, ret, why, size);
+        if (x == 0)
+                return IMPACT_STEP_NONE;
+        if (x > 0)
+                return IMPACT_STEP_DELIVER;
+        return skip_gate ? IMPACT_STEP_FORCE : IMPACT_STEP_BYPASS;
+}
+
 static int decide(struct runner *r, size_t i, const struct impact_kernel *k, struct mh_error *reterr) {
         const struct plan_fault *f = &r->plan->faults[i];
         json_t *params = plan_fault_params_json(f->src);
         struct impact_request rq;
         impact_request_of(f, params, &rq);
-        enum net_delivery d;
-        char why[256];
-        int x = impact_net_delivery(&rq, k, &d, why, sizeof(why));
+        enum net_delivery d = NET_DELIVERY_NFT;
+        char why[256] = "";
+        enum impact_step step = runner_impact_decide(&rq, k, r->opt->skip_gate, &d, why, sizeof(why));
         json_decref(params);
-        if (x == -EOPNOTSUPP)
-                return mh_error_set(
-                        reterr, x, MH_EXIT_CONFIG_ERROR, "impact_refused", "%s %s; nothing was touched",
-                        f->id, why);
-        r->delivery[i] = x > 0 ? (int)d : -1;
-        if (x > 0)
+        r->delivery[i] = step == IMPACT_STEP_DELIVER || step == IMPACT_STEP_FORCE ? (int)d : -1;
+        switch (step) {
+        case IMPACT_STEP_DELIVER:
                 runner_progress(
                         r, "%s %s: delivered by %s", f->id, f->src->def->id, net_delivery_to_string(d));
+                break;
+        case IMPACT_STEP_FORCE:
+                runner_progress(
+                        r, "  [break-glass] %s %s: attempted by %s although %s", f->id, f->src->def->id,
+                        net_delivery_to_string(d), why);
+                break;
+        case IMPACT_STEP_BYPASS:
+                if (set_bypass(r, i, why) < 0)
+                        return mh_error_set(
+                                reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
+                break;
+        default: break;
+        }
         return 0;
 }
 
@@ -76,7 +113,8 @@ static int decide_delivery(struct runner *r, const json_t *caps, struct mh_error
         int x = 0;
         for (size_t i = 0; i < r->plan->n_faults; i++) {
                 r->delivery[i] = -1;
-                any = any || is_network(&r->plan->faults[i]);
+                any = any ||
+                      (is_network(&r->plan->faults[i]) && in_scope(r, &r->plan->faults[i]) && !r->bypass[i]);
         }
         if (!any)
                 return 0;
@@ -87,7 +125,8 @@ static int decide_delivery(struct runner *r, const json_t *caps, struct mh_error
                         "the agent could not probe its kernel's network features (it needs root: "
                         "CAP_SYS_ADMIN and CAP_NET_ADMIN); nothing was touched");
         for (size_t i = 0; i < r->plan->n_faults && x >= 0; i++)
-                x = decide(r, i, &k, reterr);
+                if (in_scope(r, &r->plan->faults[i]) && !r->bypass[i])
+                        x = decide(r, i, &k, reterr);
         return x;
 }
 
@@ -105,7 +144,11 @@ int runner_check_agent(struct runner *r, struct mh_error *reterr) {
 void runner_record_delivery(struct runner *r) {
         json_t *d = json_object();
         for (size_t i = 0; d && i < r->plan->n_faults; i++)
-                if (r->delivery[i] >= 0)
+                if (r->bypass[i])
+                        json_object_set_new(
+                                d, r->plan->faults[i].id,
+                                json_pack("{s:b, s:s}", "bypassed", 1, "reason", r->bypass[i]));
+                else if (r->delivery[i] >= 0)
                         json_object_set_new(
                                 d, r->plan->faults[i].id,
                                 json_string(net_delivery_to_string((enum net_delivery)r->delivery[i])));

@@ -442,10 +442,44 @@ void runner_kept_recheck(struct runner *r) {
         }
 }
 
+static void set_outcome(struct runner *r, const struct plan_fault *f, enum fault_outcome o) {
+        pthread_mutex_lock(&r->lock);
+        r->outcome[f - r->plan->faults] = o;
+        pthread_mutex_unlock(&r->lock);
+}
+
+/* A fault the run does not inject on purpose: no lease, no invocation, an
+ * event and a line saying why (the reference's "[bypass] <step>: bypass due
+ * to <reason>"). */
+static bool not_injected(struct runner *r, const struct plan_fault *f) {
+        const char *why = r->bypass[f - r->plan->faults];
+        bool skipped = !run_target_in_scope(r->opt, f->target);
+        if (!skipped && !why)
+                return false;
+        if (skipped)
+                runner_progress(
+                        r, "  [skip] %s %s on %s: outside --ctr", f->id, f->src->def->id, f->target->label);
+        else
+                runner_progress(
+                        r, "  [bypass] %s %s on %s: bypass due to %s", f->id, f->src->def->id,
+                        f->target->label, why);
+        runner_event(
+                r, EVENT_STEP_SKIPPED,
+                json_pack(
+                        "{s:s, s:s, s:s, s:s}", "fault", f->id, "fault_id", f->src->def->id, "status",
+                        skipped ? "skipped" : "bypassed", "reason", skipped ? "outside --ctr" : why));
+        bump(r, skipped ? &r->result->faults_skipped : &r->result->faults_bypassed);
+        set_outcome(r, f, skipped ? FAULT_OUTCOME_SKIPPED : FAULT_OUTCOME_BYPASSED);
+        return true;
+}
+
 bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step_id) {
         struct lease_ctx c = { .r = r, .f = f };
         struct mh_error e = { 0 };
         bool ok;
+
+        if (not_injected(r, f))
+                return true;
 
         c.params = plan_fault_params_json(f->src);
         if (!c.params || runner_resolve(r, f->target, &c.identity, &e) < 0 ||
@@ -460,6 +494,8 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
                 if (c.journaled) /* nothing was applied: the lease ends here */
                         lease_transition(
                                 r->opt->evidence, c.lease_id, LEASE_PENDING, LEASE_EXPIRED, NULL, NULL);
+                /* Stopped before it began (another lane's failure, a signal): cut short, not failed. */
+                set_outcome(r, f, e.code == -ECANCELED ? FAULT_OUTCOME_NONE : FAULT_OUTCOME_FAILED);
                 ctx_done(&c);
                 return false;
         }
@@ -475,6 +511,7 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
                 runner_event(
                         r, EVENT_FAULT_FAILED, json_pack("{s:s, s:s}", "lease", c.lease_id, "error", e.msg));
                 release(&c, LEASE_PENDING); /* undo is harmless on a fault never applied */
+                set_outcome(r, f, c.applied || lost ? FAULT_OUTCOME_FAILED : FAULT_OUTCOME_NOT_APPLIED);
                 ok = false;
         } else {
                 bump(r, &r->result->faults_injected);
@@ -485,6 +522,7 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
                         r, EVENT_FAULT_INJECTED,
                         json_pack("{s:s, s:s}", "lease", c.lease_id, "fault", f->src->def->id));
                 ok = held_and_released(&c);
+                set_outcome(r, f, ok ? FAULT_OUTCOME_OK : FAULT_OUTCOME_FAILED);
         }
         ctx_done(&c);
         return ok;

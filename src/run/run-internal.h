@@ -7,6 +7,7 @@
 
 #include "agent/agent-client.h"
 #include "basic/clock.h"
+#include "plan/impact.h"
 #include "probe/probe.h"
 #include "run.h"
 
@@ -52,6 +53,16 @@ struct cadence {
         size_t samples, late, skipped;
 };
 
+/* How one plan fault ended, for its step's status (run-steps.c). */
+enum fault_outcome {
+        FAULT_OUTCOME_NONE,        /* not reached (the run stopped first) */
+        FAULT_OUTCOME_OK,          /* injected, held, undone, verified (or kept on purpose) */
+        FAULT_OUTCOME_FAILED,      /* something after the apply failed */
+        FAULT_OUTCOME_NOT_APPLIED, /* the agent's apply failed: nothing was changed */
+        FAULT_OUTCOME_BYPASSED,    /* the impact gate found no delivery on the agent's kernel */
+        FAULT_OUTCOME_SKIPPED,     /* outside --ctr */
+};
+
 struct runner {
         const struct plan *plan;
         const struct run_options *opt;
@@ -59,6 +70,10 @@ struct runner {
         struct agent_client *agent;
         const char *engine_kind; /* "docker", "podman"; NULL when every target is a host process */
         int *delivery; /* per plan fault: enum net_delivery, -1 for faults that are not network faults */
+        /* per plan fault: why the impact gate bypasses it (malloc()ed), NULL
+         * when it runs; decided before the first lease (run-agent.c) */
+        char **bypass;
+        enum fault_outcome *outcome; /* per plan fault, set by its lane (run-fault.c) */
         char run_id[PLAN_RUN_ID_MAX];
         double t0_ms, deadline_ms;
 
@@ -126,6 +141,20 @@ void runner_kept_recheck(struct runner *r);
  * which of the plan's faults it can apply here, and the impact gate on its
  * kernel; targets as the agent resolves them (target.resolve). */
 int runner_check_agent(struct runner *r, struct mh_error *reterr);
+/* The impact gate's decision for one network fault on the agent's kernel
+ * (pure): deliver it by *ret; bypass it (why says why: its step is
+ * "bypassed", no lease, the rest of the run goes on); or, with --skip-gate,
+ * force the attempt by *ret (the apply then fails honestly). NONE for a
+ * fault that is not a network fault. */
+enum impact_step {
+        IMPACT_STEP_NONE,
+        IMPACT_STEP_DELIVER,
+        IMPACT_STEP_BYPASS,
+        IMPACT_STEP_FORCE,
+};
+enum impact_step runner_impact_decide(
+        const struct impact_request *rq, const struct impact_kernel *k, bool skip_gate,
+        enum net_delivery *ret, char *why, size_t size);
 /* The deliveries as an evidence event, once the run is recorded. */
 void runner_record_delivery(struct runner *r);
 /* The identity of a plan target as the agent reads it (a new reference). */

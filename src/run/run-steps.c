@@ -120,6 +120,43 @@ static void describe_step(const struct plan_step *ps, char *buf, size_t size) {
                 snprintf(buf + len, size - len, " %.1fs", (double)st->wait_ms / 1000);
 }
 
+/* A fault step whose every fault was bypassed (or left out by --ctr) is
+ * "bypassed" ("skipped"), with the reason, as the reference's step_runs
+ * say; one whose every failed fault was never applied is
+ * "failed_to_apply" (also when on_failure then stopped the run). Any
+ * other step: completed, failed (a fault of it failed), or cancelled (cut
+ * short by the run stopping). */
+static const char *step_status(
+        struct runner *r, const struct plan_step *ps, bool ok, char *why, size_t size) {
+        size_t n = 0, bypassed = 0, skipped = 0, not_applied = 0, failed = 0;
+        pthread_mutex_lock(&r->lock);
+        for (size_t l = 0; l < ps->n_lanes; l++)
+                for (size_t k = 0; k < ps->lanes[l].n_faults; k++) {
+                        size_t i = ps->lanes[l].first_fault + k;
+                        enum fault_outcome o = r->outcome[i];
+                        n++;
+                        bypassed += o == FAULT_OUTCOME_BYPASSED;
+                        skipped += o == FAULT_OUTCOME_SKIPPED;
+                        not_applied += o == FAULT_OUTCOME_NOT_APPLIED;
+                        failed += o == FAULT_OUTCOME_FAILED;
+                        if (o == FAULT_OUTCOME_BYPASSED && !why[0])
+                                snprintf(
+                                        why, size, "%s: bypass due to %s", r->plan->faults[i].id,
+                                        r->bypass[i]);
+                }
+        pthread_mutex_unlock(&r->lock);
+        if (ok && n > 0 && bypassed + skipped == n)
+                return bypassed ? "bypassed" : (snprintf(why, size, "outside --ctr"), "skipped");
+        why[0] = '\0'; /* the events say which faults of a partly bypassed step were */
+        if (ok)
+                return "completed";
+        if (not_applied && !failed)
+                return "failed_to_apply"; /* its own fault failed, even when that stopped the run */
+        if (runner_stopping(r) && !failed)
+                return "cancelled";
+        return "failed";
+}
+
 static bool step_begin(
         struct runner *r, size_t i, const struct plan_step *ps, const char *action,
         char step_id[EVIDENCE_ID_MAX]) {
@@ -161,12 +198,9 @@ int runner_steps(struct runner *r) {
                 bool ok = run_step(r, ps, step_id);
                 if (!ok && ps->src->kind == STEP_WAIT && ps->src->wait_until && !runner_stopping(r))
                         runner_fail(r, "step %zu: wait.until_check_passes timed out", i);
-                step_finish(
-                        r, step_id,
-                        ok                   ? "completed"
-                        : runner_stopping(r) ? "cancelled"
-                                             : "failed",
-                        ok ? NULL : r->reason);
+                char why[RUN_DETAIL_MAX] = "";
+                const char *status = step_status(r, ps, ok, why, sizeof(why));
+                step_finish(r, step_id, status, why[0] ? why : ok ? NULL : r->reason);
         }
         return 0;
 }

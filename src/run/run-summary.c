@@ -32,6 +32,14 @@ char *run_summary_markdown(const struct plan *pl, const struct run_result *r) {
                 "%zu undone and verified",
                 pl->n_faults, r->faults_injected, r->faults_in_force, r->faults_proven, r->faults_unobserved,
                 r->faults_released);
+        if (r->faults_bypassed)
+                strbuf_printf(
+                        &b,
+                        ", %zu bypassed (no way to deliver them on the agent's kernel: not injected, not "
+                        "covered by the verdict; --skip-gate attempts them)",
+                        r->faults_bypassed);
+        if (r->faults_skipped)
+                strbuf_printf(&b, ", %zu skipped (outside --ctr)", r->faults_skipped);
         if (r->leases_kept)
                 strbuf_printf(
                         &b,

@@ -43,14 +43,16 @@ static void make_run_id(const struct plan *pl, char *buf, size_t size) {
 /* What the controller can check alone, before the agent starts: containers
  * that do not exist. (What this build cannot run, the plan refused already:
  * plan-support.c.) */
-static int preflight(const struct plan *pl, struct engine *engine, struct mh_error *reterr) {
+static int preflight(const struct plan *pl, const struct run_options *opt, struct mh_error *reterr) {
         int r;
         for (size_t i = 0; i < pl->n_targets; i++) {
                 struct engine_container c;
                 if (pl->targets[i].src->runtime == TARGET_RUNTIME_PROCESS)
                         continue; /* the agent resolves it, on its own host (agent_preflight) */
+                if (!run_target_in_scope(opt, &pl->targets[i]))
+                        continue; /* --ctr left it out: it need not exist */
                 const char *name = pl->targets[i].container->name;
-                r = engine_container_inspect(engine, name, &c, reterr);
+                r = engine_container_inspect(opt->engine, name, &c, reterr);
                 if (r == -ENOENT)
                         return mh_error_set(
                                 reterr, r, MH_EXIT_CONFIG_ERROR, "target_missing",
@@ -93,6 +95,8 @@ static int agent_preflight(struct runner *r, struct mh_error *reterr) {
         int x = runner_check_agent(r, reterr);
         for (size_t i = 0; i < r->plan->n_targets && x >= 0; i++) {
                 json_t *identity = NULL;
+                if (!run_target_in_scope(r->opt, &r->plan->targets[i]))
+                        continue;
                 if ((x = runner_resolve(r, &r->plan->targets[i], &identity, reterr)) >= 0)
                         x = check_conflicts(r, &r->plan->targets[i], identity, reterr);
                 json_decref(identity);
@@ -146,6 +150,10 @@ static int begin(struct runner *r, struct mh_error *reterr) {
                 .controller_start_time = start,
                 .has_seed = r->opt->has_seed,
                 .seed = r->opt->seed,
+                .execution_intent = r->opt->execution_intent,
+                .env_fingerprint = r->opt->env_fingerprint,
+                .break_glass = r->opt->break_glass,
+                .config_json = r->opt->config_json,
         };
         int x = evidence_run_begin(r->opt->evidence, &run, reterr);
         if (x >= 0 && r->opt->on_begin &&
@@ -230,6 +238,11 @@ static void finish(struct runner *r) {
 
 static void runner_done(struct runner *r) {
         free(r->delivery);
+        if (r->bypass)
+                for (size_t i = 0; i < r->plan->n_faults; i++)
+                        free(r->bypass[i]);
+        free(r->bypass);
+        free(r->outcome);
         free(r->windows);
         json_decref(r->kept);
         for (size_t i = 0; i < r->n_obs; i++)
@@ -267,17 +280,19 @@ int run_execute(
         int e;
 
         *ret = (struct run_result){ 0 };
-        if ((e = preflight(pl, opt->engine, reterr)) < 0)
+        if ((e = preflight(pl, opt, reterr)) < 0)
                 return e;
         runner_init(&r, pl, opt, ret);
         /* Signals are blocked before any thread exists (the agent client's
          * reader too), so SIGINT/SIGTERM can only reach the waiter thread. */
         bool have_signals = runner_signals_start(&r, &signals, &old_mask) >= 0;
         r.delivery = calloc(pl->n_faults ? pl->n_faults : 1, sizeof(*r.delivery));
+        r.bypass = calloc(pl->n_faults ? pl->n_faults : 1, sizeof(*r.bypass));
+        r.outcome = calloc(pl->n_faults ? pl->n_faults : 1, sizeof(*r.outcome));
         r.windows = calloc(pl->n_faults ? pl->n_faults : 1, sizeof(*r.windows));
         if (r.windows)
                 fault_windows_init(r.windows, pl->n_faults);
-        if (!r.delivery || !r.windows)
+        if (!r.delivery || !r.bypass || !r.outcome || !r.windows)
                 e = mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
         else if ((e = start_agent(&r, reterr)) >= 0 && (e = agent_preflight(&r, reterr)) >= 0)
                 e = begin(&r, reterr);
@@ -302,6 +317,15 @@ int run_execute(
         finish(&r);
         runner_done(&r);
         return 0;
+}
+
+bool run_target_in_scope(const struct run_options *opt, const struct plan_target *t) {
+        if (!opt->only_containers)
+                return true;
+        for (size_t i = 0; t->container && i < opt->n_only_containers; i++)
+                if (strcmp(opt->only_containers[i], t->container->name) == 0)
+                        return true;
+        return false;
 }
 
 void run_result_done(struct run_result *r) {

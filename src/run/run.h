@@ -47,6 +47,10 @@ struct run_result {
         /* Of those in force: the effect itself seen from the target's
          * namespaces (proven), or not observable there (only its mechanism seen). */
         size_t faults_proven, faults_unobserved;
+        /* Not injected on purpose, no lease: the impact gate found no way to
+         * deliver them on the agent's kernel (bypassed), or --ctr left them out
+         * (skipped). Neither is in force, so the verdict does not cover them. */
+        size_t faults_bypassed, faults_skipped;
         bool evidence_lost; /* an evidence write failed: the journal may not hold what happened */
         bool refused;       /* a fault was refused for safety (it conflicts with an open lease) */
         size_t sources_total, sources_collected;
@@ -74,12 +78,27 @@ struct run_options {
          * the run "failed" with nothing touched. NULL: none. */
         int (*on_begin)(void *userdata, struct evidence *ev, const char *run_id, struct mh_error *reterr);
         void *on_begin_userdata;
+        /* Recorded in the run row (docs/run-options.md): "explicit" for
+         * --execute, NULL for MAYHEM_ALLOW_IMPLICIT_EXECUTION; the environment
+         * fingerprint; NULL, "skip_gate" or "skip_gate+override". */
+        const char *execution_intent, *env_fingerprint, *break_glass, *config_json;
+        /* --skip-gate: a network fault the impact gate finds no delivery for
+         * is attempted anyway (its apply then fails honestly) instead of
+         * bypassed. */
+        bool skip_gate;
+        /* --ctr: only faults on these containers run; the others are skipped
+         * (said so, no lease). NULL: all. */
+        const char *const *only_containers;
+        size_t n_only_containers;
 };
 
 int run_execute(
         const struct plan *plan, const struct run_options *opt, struct run_result *ret,
         struct mh_error *reterr);
 void run_result_done(struct run_result *r);
+/* Whether --ctr (opt->only_containers) lets the run touch target t: always
+ * without a scope; a host process never with one. */
+bool run_target_in_scope(const struct run_options *opt, const struct plan_target *t);
 
 /* The reference's summary ("# Run r-...", status, verdict, criteria, wall). */
 char *run_summary_markdown(const struct plan *plan, const struct run_result *r);
