@@ -13,7 +13,7 @@
 
 struct maniac_job {
         const struct mayhem_config *cfg; /* ctx->config */
-        struct drill_spec *spec; /* the drill drawn from; NULL: the catalog, or a replay */
+        struct drill_spec *spec;         /* the drill drawn from; NULL: the catalog, or a replay */
         struct topology *topo;
         struct maniac_pool *pool;
         struct maniac_draw *draws;

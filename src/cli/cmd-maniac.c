@@ -179,8 +179,7 @@ static int run_maniac(struct cli_ctx *ctx, const struct cli_args *args, struct m
         _cleanup_(maniac_job_done) struct maniac_job j = { 0 };
         bool json = want_json(ctx, args);
         int r;
-        if ((r = load(ctx, args, &j, reterr)) < 0 ||
-            (r = maniac_job_plan(ctx, &j, reterr)) < 0)
+        if ((r = load(ctx, args, &j, reterr)) < 0 || (r = maniac_job_plan(ctx, &j, reterr)) < 0)
                 return r;
         for (size_t i = 0; !json && i < j.plan->n_warnings; i++)
                 cli_print_warning(ctx, j.plan->warnings[i]);

@@ -16,7 +16,7 @@
 
 struct run_setup {
         const struct mayhem_config *config; /* ctx->config */
-        struct saved_plan saved; /* root NULL without --from-plan / --plan-id */
+        struct saved_plan saved;            /* root NULL without --from-plan / --plan-id */
         struct cli_inputs in;
         json_t *environment;         /* env_facts_json(): hosts, compose digest, profile, policy, target */
         const char *env_fingerprint; /* points into environment */

@@ -78,7 +78,8 @@ static int gate_services(
                 "max_services_pct %g%s",
                 step_index(b->plan, ps), hit, total, st->services_pct,
                 st->services_pct <= br->max_services_pct ? "within" : "above", br->max_services_pct,
-                v.allow && st->services_pct > br->max_services_pct ? " (one service is always allowed)" : "");
+                v.allow && st->services_pct > br->max_services_pct ? " (one service is always allowed)"
+                                                                   : "");
         snprintf(
                 v.remedy, sizeof(v.remedy),
                 "split the step so fewer services are hit at once, or raise blast_radius.max_services_pct");

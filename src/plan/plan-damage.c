@@ -64,8 +64,9 @@ static int gate_budget(
         /* Allowed: what is left after this step; refused: what is left to spend. */
         double remain = MAX(q->budget_s - (v.allow ? after : before), 0.0);
         snprintf(
-                v.reason, sizeof(v.reason), "damage quota: %s would reach %g fault-s of %g in %g s; %g remain%s",
-                f->target->label, after, q->budget_s, q->window_s, remain, v.allow ? " after it" : "");
+                v.reason, sizeof(v.reason),
+                "damage quota: %s would reach %g fault-s of %g in %g s; %g remain%s", f->target->label,
+                after, q->budget_s, q->window_s, remain, v.allow ? " after it" : "");
         snprintf(
                 v.remedy, sizeof(v.remedy),
                 "wait until earlier runs' faults on %s leave the %g s window, shorten the drill's faults, "

@@ -146,10 +146,10 @@ int plan_body_json(const struct plan *pl, json_t **ret) {
         for (size_t i = 0; steps && i < pl->n_steps; i++)
                 json_array_append_new(steps, step_json(pl, i, &pl->steps[i]));
         json_t *o = json_pack(
-                "{s:s, s:s, s:{s:s, s:s}, s:o, s:{s:s, s:I}, s:o, s:o, s:o, s:o, s:o, s:o, s:o}",
-                "format", PLAN_FORMAT, "policy", pl->policy_name ? pl->policy_name : "default", "drill",
-                "name", s->name, "hypothesis", s->hypothesis, "config", plan_json_config(&s->config),
-                "topology", "project", pl->topology ? pl->topology->project : "", "services",
+                "{s:s, s:s, s:{s:s, s:s}, s:o, s:{s:s, s:I}, s:o, s:o, s:o, s:o, s:o, s:o, s:o}", "format",
+                PLAN_FORMAT, "policy", pl->policy_name ? pl->policy_name : "default", "drill", "name",
+                s->name, "hypothesis", s->hypothesis, "config", plan_json_config(&s->config), "topology",
+                "project", pl->topology ? pl->topology->project : "", "services",
                 (json_int_t)(pl->topology ? pl->topology->n_services : 0), "targets",
                 ARRAY_OF(pl->targets, pl->n_targets, target_json), "faults",
                 ARRAY_OF(pl->faults, pl->n_faults, fault_json), "steps", steps, "success",

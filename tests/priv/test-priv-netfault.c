@@ -286,8 +286,8 @@ static void assert_rate(double bps, double want, const char *what) {
  * cannot pass more than its rate, so a reading above the band fails at once; a
  * reading below it is most often one TCP retransmission timeout inside the 2 s
  * window (CI once read 6.39 of 8 Mbit/s), so it gets one more measurement. */
-static void assert_shaped(const char *from, const char *to, const char *addr, int port, double want,
-                          const char *what) {
+static void assert_shaped(
+        const char *from, const char *to, const char *addr, int port, double want, const char *what) {
         double bps = measure_rate(from, to, addr, port);
         if (bps < want * 0.85) {
                 print_message("%s: %.2f Mbit/s, below the band: measuring again\n", what, bps / 1e6);

@@ -119,10 +119,11 @@ static void begin_run(struct evidence *ev, const char *id, int pid, unsigned lon
 static void begin_old_run(const struct fx *f, const char *id) {
         sqlite3 *db = NULL;
         char sql[256];
-        snprintf(sql, sizeof(sql),
-                 "INSERT INTO runs (id, experiment_name, kind, status, started_at, engine) "
-                 "VALUES ('%s', 'checkout-drill', 'drill', 'running', '2026-01-01T00:00:00.000Z', 'docker')",
-                 id);
+        snprintf(
+                sql, sizeof(sql),
+                "INSERT INTO runs (id, experiment_name, kind, status, started_at, engine) "
+                "VALUES ('%s', 'checkout-drill', 'drill', 'running', '2026-01-01T00:00:00.000Z', 'docker')",
+                id);
         assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
         assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
         sqlite3_close(db);

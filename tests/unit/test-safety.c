@@ -600,8 +600,8 @@ static void test_cli_dry_run_touches_nothing(void **state) {
             !strstr(r.err, "nothing was touched"))
                 fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
         cmd_result_done(&r);
-        assert_true(alive_not_stopped(sleeper)); /* never stopped */
-        assert_int_not_equal(access(db, F_OK), 0);     /* no evidence, so no run and no lease */
+        assert_true(alive_not_stopped(sleeper));   /* never stopped */
+        assert_int_not_equal(access(db, F_OK), 0); /* no evidence, so no run and no lease */
 
         /* Two lanes at once, past the drill's max_faults. */
         snprintf(
