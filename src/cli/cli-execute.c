@@ -1,10 +1,29 @@
 #include "cli-execute.h"
+#include "cli-internal.h"
 
+#include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+#include "basic/macro.h"
+#include "config/mayhem-config.h"
 #include "engine/engine.h"
 #include "evidence/evidence.h"
 #include "run/recovery.h"
+
+enum cli_intent cli_execution_intent(const struct cli_ctx *ctx, const struct cli_args *args) {
+        if (cli_arg(ctx, args, "execute"))
+                return CLI_INTENT_EXPLICIT;
+        const char *implicit = getenv("MAYHEM_ALLOW_IMPLICIT_EXECUTION");
+        if (implicit && strcmp(implicit, "1") == 0) {
+                cli_print_warning(
+                        ctx, "MAYHEM_ALLOW_IMPLICIT_EXECUTION=1: executing without --execute; this "
+                             "compatibility switch will go, pass --execute (the evidence records "
+                             "execution_intent null)");
+                return CLI_INTENT_IMPLICIT;
+        }
+        return CLI_INTENT_NONE;
+}
 
 /* Containers, and inspection sources, need the engine; host processes do not. */
 static bool needs_engine(const struct plan *pl) {
@@ -54,25 +73,28 @@ int cli_execute_plan(
         struct mh_error *reterr) {
         _cleanup_(engine_freep) struct engine *engine = NULL;
         _cleanup_(evidence_closep) struct evidence *ev = NULL;
+        _cleanup_free_ char *config_json = NULL;
         int r;
 
-        if (needs_engine(plan) &&
-            (r = engine_open(ctx->podman ? ENGINE_PODMAN : ENGINE_DOCKER, NULL, &engine, reterr)) < 0)
+        if (needs_engine(plan) && (r = engine_open(x->engine, NULL, &engine, reterr)) < 0)
                 return r;
         if ((r = evidence_open(ctx->db_path, &ev, reterr)) < 0 || (r = evidence_writable(ev, reterr)) < 0) {
                 reterr->exit = MH_EXIT_CONFIG_ERROR;
                 return r;
         }
-        struct run_options opt = { .evidence = ev,
-                                   .engine = engine,
-                                   .progress = x->json ? NULL : print_progress,
-                                   .progress_userdata = ctx->err,
-                                   .kind = x->kind,
-                                   .has_seed = x->has_seed,
-                                   .seed = x->seed,
-                                   .on_begin = x->on_begin,
-                                   .on_begin_userdata = x->on_begin_userdata };
-        if ((r = sweep(ctx, ev, x->json, reterr)) < 0)
+        if (ctx->config && (r = config_to_json_text(ctx->config, &config_json, reterr)) < 0)
                 return r;
-        return run_execute(plan, &opt, ret, reterr);
+        struct run_options opt = x->run;
+        opt.evidence = ev;
+        opt.engine = engine;
+        opt.progress = x->json ? NULL : print_progress;
+        opt.progress_userdata = ctx->err;
+        opt.config_json = config_json;
+        if ((r = sweep(ctx, ev, x->json, reterr)) < 0 || (r = run_execute(plan, &opt, ret, reterr)) < 0)
+                return r;
+        if (x->after && (r = x->after(x->after_userdata, ev, ret, reterr)) < 0) {
+                run_result_done(ret);
+                return r;
+        }
+        return 0;
 }

@@ -72,8 +72,13 @@ static int damage_history_read(
         if (!ctx->db_path || access(ctx->db_path, F_OK) < 0)
                 return 0;
         clock_gettime(CLOCK_REALTIME, &now);
-        if ((r = evidence_open(ctx->db_path, &ev, reterr)) < 0 ||
-            (r = evidence_damage(
+        int version = 0;
+        if ((r = evidence_open_read(ctx->db_path, &ev, reterr)) < 0 ||
+            (r = evidence_schema_version(ev, &version, reterr)) < 0)
+                return r;
+        if (version == 0) /* an empty file: no run was ever recorded in it */
+                return 0;
+        if ((r = evidence_damage(
                      ev, cfg->blast_radius.damage_quota.window_s,
                      (int64_t)now.tv_sec * 1000 + now.tv_nsec / 1000000, &h->rows, &h->n, reterr)) < 0)
                 return r;

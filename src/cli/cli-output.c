@@ -42,9 +42,14 @@ void cli_print_error(const struct cli_ctx *ctx, const struct mh_error *e) {
         if (mh_error_has_location(e))
                 fprintf(ctx->err, "%s:%u:%u: ", e->path, e->line, e->col);
         label(ctx, COLOR_ERROR, "error");
-        if (!mh_error_has_location(e) && e->id[0] && strcmp(e->id, "validation") != 0)
-                fprintf(ctx->err, " [%s]", e->id);
-        fprintf(ctx->err, " %s\n", e->msg);
+        if (strcmp(e->id, "safety_refusal") ==
+            0) /* the reference's "error: safety refused: ... [safety_refusal]" */
+                fprintf(ctx->err, " %s [%s]\n", e->msg, e->id);
+        else {
+                if (!mh_error_has_location(e) && e->id[0] && strcmp(e->id, "validation") != 0)
+                        fprintf(ctx->err, " [%s]", e->id);
+                fprintf(ctx->err, " %s\n", e->msg);
+        }
         if (e->remediation[0])
                 fprintf(ctx->err, "  remediation: %s\n", e->remediation);
 }

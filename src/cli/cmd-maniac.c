@@ -69,17 +69,6 @@ static int dry_run(
         return 0;
 }
 
-static bool execution_intended(const struct cli_ctx *ctx, const struct cli_args *args) {
-        if (cli_arg(ctx, args, "execute"))
-                return true;
-        const char *implicit = getenv("MAYHEM_ALLOW_IMPLICIT_EXECUTION");
-        if (implicit && strcmp(implicit, "1") == 0) {
-                cli_print_warning(ctx, "MAYHEM_ALLOW_IMPLICIT_EXECUTION=1: executing without --execute");
-                return true;
-        }
-        return false;
-}
-
 /* The draws and why this run exists, kept with the run before the first lease. */
 static int record(void *userdata, struct evidence *ev, const char *run_id, struct mh_error *reterr) {
         const struct maniac_job *j = userdata;
@@ -143,14 +132,20 @@ static int print_result(
         return 0;
 }
 
-static int execute(struct cli_ctx *ctx, struct maniac_job *j, bool json, struct mh_error *reterr) {
+static int execute(
+        struct cli_ctx *ctx, struct maniac_job *j, bool json, enum cli_intent intent,
+        struct mh_error *reterr) {
         struct run_result res = { 0 };
         struct cli_execute x = { .json = json,
-                                 .kind = "random",
-                                 .has_seed = true,
-                                 .seed = j->draws[0].seed,
-                                 .on_begin = record,
-                                 .on_begin_userdata = j };
+                                 .engine = ctx->podman ? ENGINE_PODMAN : ENGINE_DOCKER,
+                                 .run = { .kind = "random",
+                                          .has_seed = true,
+                                          .seed = j->draws[0].seed,
+                                          .execution_intent =
+                                                  intent == CLI_INTENT_EXPLICIT ? "explicit" : NULL,
+                                          .skip_gate = ctx->skip_gate,
+                                          .on_begin = record,
+                                          .on_begin_userdata = j } };
         int r = cli_execute_plan(ctx, j->plan, &x, &res, reterr);
         if (r < 0)
                 return r;
@@ -187,13 +182,14 @@ static int run_maniac(struct cli_ctx *ctx, const struct cli_args *args, struct m
                 print_header(ctx, &j);
         if (ctx->dry_run)
                 return dry_run(ctx, &j, json, reterr);
-        if (!execution_intended(ctx, args))
+        enum cli_intent intent = cli_execution_intent(ctx, args);
+        if (intent == CLI_INTENT_NONE)
                 return mh_error_set(
                         reterr, -EPERM, MH_EXIT_SAFETY_REFUSAL, "execution_intent_required",
                         "maniac drew %zu fault(s) (seed %" PRId64 ") and injects nothing without --execute; "
                         "pass --execute to run them, or --dry-run to see them",
                         j.n_draws, j.draws[0].seed);
-        return execute(ctx, &j, json, reterr);
+        return execute(ctx, &j, json, intent, reterr);
 }
 
 const struct cli_command cli_maniac = {

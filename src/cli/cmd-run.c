@@ -1,4 +1,5 @@
 #include "cli-config.h"
+#include "cli-execute.h"
 #include "cli-inputs.h"
 #include "cli-internal.h"
 #include "evidence-dir.h"
@@ -34,26 +35,6 @@ static const struct cli_opt run_opts[] = {
         CLI_OPT_HELP,
         { 0 },
 };
-
-enum intent {
-        INTENT_NONE,
-        INTENT_EXPLICIT, /* --execute */
-        INTENT_IMPLICIT, /* MAYHEM_ALLOW_IMPLICIT_EXECUTION=1: recorded as NULL, as the reference */
-};
-
-static enum intent execution_intended(const struct cli_ctx *ctx, const struct cli_args *args) {
-        if (cli_arg(ctx, args, "execute"))
-                return INTENT_EXPLICIT;
-        const char *implicit = getenv("MAYHEM_ALLOW_IMPLICIT_EXECUTION");
-        if (implicit && strcmp(implicit, "1") == 0) {
-                cli_print_warning(
-                        ctx, "MAYHEM_ALLOW_IMPLICIT_EXECUTION=1: executing without --execute; this "
-                             "compatibility switch will go, pass --execute (the evidence records "
-                             "execution_intent null)");
-                return INTENT_IMPLICIT;
-        }
-        return INTENT_NONE;
-}
 
 static bool env_is_1(const char *name) {
         const char *v = getenv(name);
@@ -101,50 +82,6 @@ static json_t *result_json(const struct run_result *r) {
                 r->wall_s, "exit", run_exit_code(r));
 }
 
-/* Containers, and inspection sources, need the engine; host processes do not. */
-static bool needs_engine(const struct plan *pl) {
-        for (size_t i = 0; i < pl->n_targets; i++)
-                if (pl->targets[i].container)
-                        return true;
-        for (size_t i = 0; i < pl->spec->observability.n_sources; i++)
-                if (pl->spec->observability.sources[i].kind == OBS_INSPECTION)
-                        return true;
-        return false;
-}
-
-/* The janitor before every run: leases of dead controllers are recovered
- * first, and a run does not start while an earlier one left something dirty. */
-static int sweep(struct cli_ctx *ctx, struct evidence *ev, bool json, struct mh_error *reterr) {
-        struct recovery_options o = { .mode = RECOVERY_JANITOR,
-                                      .execute = true,
-                                      .mechanism = "janitor",
-                                      .progress = json ? NULL : cli_print_line,
-                                      .progress_userdata = ctx->err };
-        struct recovery_result res = { 0 };
-        int r = recovery_run(ev, &o, &res, reterr);
-        size_t dirty = res.dirty;
-        recovery_result_done(&res);
-        if (r < 0)
-                return r;
-        if (dirty)
-                return mh_error_set(
-                        reterr, -EBUSY, MH_EXIT_RECOVERY_FAILURE, "dirty",
-                        "%zu lease(s) of earlier runs are dirty; fix them by hand (mayhem inspect leases) "
-                        "before injecting anything new",
-                        dirty);
-        return 0;
-}
-
-/* A run's progress line, time-stamped, on stderr. */
-static void print_progress(void *userdata, const char *line) {
-        FILE *f = userdata;
-        char stamp[16];
-        time_t now = time(NULL);
-        strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
-        fprintf(f, "%s %s\n", stamp, line);
-        fflush(f);
-}
-
 /* --evidence-dir: the envelope `inspect history --json` prints. */
 static int write_envelope(
         struct cli_ctx *ctx, struct evidence *ev, const char *dir, const char *run_id,
@@ -160,7 +97,7 @@ static int write_envelope(
 
 static int report(
         struct cli_ctx *ctx, const struct cli_args *args, struct evidence *ev, const struct plan *pl,
-        struct run_result *res, bool json, struct mh_error *reterr) {
+        const struct run_result *res, bool json, struct mh_error *reterr) {
         int r = 0;
         const char *dir = cli_arg(ctx, args, "evidence-dir");
         if (json) {
@@ -176,43 +113,49 @@ static int report(
         return r;
 }
 
+struct after_run {
+        struct cli_ctx *ctx;
+        const struct cli_args *args;
+        const struct plan *plan;
+        bool json;
+};
+
+static int after_run(
+        void *userdata, struct evidence *ev, const struct run_result *res, struct mh_error *reterr) {
+        const struct after_run *a = userdata;
+        return report(a->ctx, a->args, ev, a->plan, res, a->json, reterr);
+}
+
 static int execute(
-        struct cli_ctx *ctx, const struct cli_args *args, struct run_setup *s, enum intent intent,
+        struct cli_ctx *ctx, const struct cli_args *args, struct run_setup *s, enum cli_intent intent,
         const char *glass, struct mh_error *reterr) {
-        _cleanup_(engine_freep) struct engine *engine = NULL;
-        _cleanup_(evidence_closep) struct evidence *ev = NULL;
         _cleanup_free_ char *spec = json_dumps(s->spec, JSON_COMPACT | JSON_SORT_KEYS);
         struct run_result res = { 0 };
         bool json = ctx->format == CLI_FORMAT_JSON || cli_arg(ctx, args, "json");
-        int r;
-
-        if (needs_engine(s->in.plan) && (r = engine_open(s->engine, NULL, &engine, reterr)) < 0)
-                return r;
-        if ((r = evidence_open(ctx->db_path, &ev, reterr)) < 0 || (r = evidence_writable(ev, reterr)) < 0) {
-                reterr->exit = MH_EXIT_CONFIG_ERROR; /* nothing is touched without a journal */
-                return r;
-        }
         const char *ssh_args[] = { "-F", cli_arg(ctx, args, "ssh-config"), NULL };
-        struct run_options opt = { .evidence = ev,
-                                   .engine = engine,
-                                   .progress = json ? NULL : print_progress,
-                                   .progress_userdata = ctx->err,
-                                   .agent_ssh = cli_arg(ctx, args, "agent"),
-                                   .agent_remote_path = cli_arg(ctx, args, "remote-agent"),
-                                   .agent_ssh_args = ssh_args[1] ? ssh_args : NULL,
-                                   .spec_json = spec,
-                                   .execution_intent = intent == INTENT_EXPLICIT ? "explicit" : NULL,
-                                   .env_fingerprint = s->env_fingerprint,
-                                   .break_glass = glass,
-                                   .skip_gate = ctx->skip_gate,
-                                   .only_containers = s->scope,
-                                   .n_only_containers = s->n_scope };
-        if ((r = sweep(ctx, ev, json, reterr)) < 0 || (r = run_execute(s->in.plan, &opt, &res, reterr)) < 0)
+        struct after_run a = { ctx, args, s->in.plan, json };
+        struct cli_execute x = {
+                .json = json,
+                .engine = s->engine,
+                .run = { .agent_ssh = cli_arg(ctx, args, "agent"),
+                         .agent_remote_path = cli_arg(ctx, args, "remote-agent"),
+                         .agent_ssh_args = ssh_args[1] ? ssh_args : NULL,
+                         .spec_json = spec,
+                         .execution_intent = intent == CLI_INTENT_EXPLICIT ? "explicit" : NULL,
+                         .env_fingerprint = s->env_fingerprint,
+                         .break_glass = glass,
+                         .skip_gate = ctx->skip_gate,
+                         .only_containers = s->scope,
+                         .n_only_containers = s->n_scope },
+                .after = after_run,
+                .after_userdata = &a,
+        };
+        int r = cli_execute_plan(ctx, s->in.plan, &x, &res, reterr);
+        if (r < 0)
                 return r;
-        r = report(ctx, args, ev, s->in.plan, &res, json, reterr);
         int code = run_exit_code(&res);
         run_result_done(&res);
-        return r < 0 ? r : code;
+        return code;
 }
 
 static int run_run(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
@@ -225,8 +168,8 @@ static int run_run(struct cli_ctx *ctx, const struct cli_args *args, struct mh_e
         if (diff)
                 return run_setup_diff(
                         ctx, &s, diff, ctx->format == CLI_FORMAT_JSON || cli_arg(ctx, args, "json"), reterr);
-        enum intent intent = execution_intended(ctx, args);
-        if (intent == INTENT_NONE) {
+        enum cli_intent intent = cli_execution_intent(ctx, args);
+        if (intent == CLI_INTENT_NONE) {
                 cli_inputs_print_validated(ctx, &s.in);
                 fprintf(ctx->err, "plan ready; pass --execute to run\n");
                 return 0;

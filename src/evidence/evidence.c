@@ -245,9 +245,17 @@ static int setup(
         return evidence_exec(ev, op_open, reterr, "PRAGMA foreign_keys = ON", NULL);
 }
 
-int evidence_open_migrations(
-        const char *path, const char *const *const *migrations, size_t n_migrations, struct evidence **ret,
-        struct mh_error *reterr) {
+/* A reader touches nothing: no WAL switch, no migration, no pragma that writes. */
+static int setup_reader(
+        struct evidence *ev, const char *path, size_t n_migrations, struct mh_error *reterr) {
+        sqlite3_extended_result_codes(ev->db, 1);
+        sqlite3_busy_timeout(ev->db, EVIDENCE_BUSY_TIMEOUT_MS);
+        return identify(ev, path, n_migrations, reterr);
+}
+
+static int open_db(
+        const char *path, bool writer, const char *const *const *migrations, size_t n_migrations,
+        struct evidence **ret, struct mh_error *reterr) {
         if (!path || !*path)
                 return mh_error_set(
                         reterr, -EINVAL, MH_EXIT_CONFIG_ERROR, "evidence_open", "%s: no database path",
@@ -269,7 +277,10 @@ int evidence_open_migrations(
         }
 
         int rc = sqlite3_open_v2(
-                path, &ev->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL);
+                path, &ev->db,
+                (writer ? SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE : SQLITE_OPEN_READONLY) |
+                        SQLITE_OPEN_FULLMUTEX,
+                NULL);
         if (rc != SQLITE_OK) {
                 int sys = ev->db ? sqlite3_system_errno(ev->db) : 0;
                 return mh_error_set(
@@ -278,8 +289,9 @@ int evidence_open_migrations(
                         ev->db ? sqlite3_errmsg(ev->db) : sqlite3_errstr(rc), sys > 0 ? ": " : "",
                         sys > 0 ? strerror(sys) : "");
         }
-        r = setup(ev, path, migrations, n_migrations, reterr);
-        if (r < 0 || (r = evidence_store_watch(ev, path, reterr)) < 0) {
+        r = writer ? setup(ev, path, migrations, n_migrations, reterr)
+                   : setup_reader(ev, path, n_migrations, reterr);
+        if (r < 0 || (writer && (r = evidence_store_watch(ev, path, reterr)) < 0)) {
                 if (reterr && !strstr(reterr->msg, path))
                         mh_error_prefix(reterr, "cannot open evidence database '%s': ", path);
                 if (reterr)
@@ -288,6 +300,16 @@ int evidence_open_migrations(
         }
         *ret = TAKE_PTR(ev);
         return 0;
+}
+
+int evidence_open_migrations(
+        const char *path, const char *const *const *migrations, size_t n_migrations, struct evidence **ret,
+        struct mh_error *reterr) {
+        return open_db(path, true, migrations, n_migrations, ret, reterr);
+}
+
+int evidence_open_read(const char *path, struct evidence **ret, struct mh_error *reterr) {
+        return open_db(path, false, evidence_migrations, evidence_n_migrations, ret, reterr);
 }
 
 int evidence_open(const char *path, struct evidence **ret, struct mh_error *reterr) {

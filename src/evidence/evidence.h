@@ -34,6 +34,10 @@ struct evidence;
  * that is not SQLite, an SQLite database of another program, or a schema
  * newer than this build knows is refused with exit class CONFIG (3). */
 int evidence_open(const char *path, struct evidence **ret, struct mh_error *reterr);
+/* Opens an existing database to read, writing nothing: no WAL switch, no
+ * migration (an older schema is read as it is). For what plans before a run
+ * (the damage quota's history) and must leave the file as it found it. */
+int evidence_open_read(const char *path, struct evidence **ret, struct mh_error *reterr);
 struct evidence *evidence_close(struct evidence *ev);
 DEFINE_FREEP(struct evidence, evidence_close)
 

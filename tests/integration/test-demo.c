@@ -144,10 +144,19 @@ static pid_t start_hold(void) {
         return pid;
 }
 
+/* The spawned run's output, when the lease it should hold never came. */
+static json_t *held_lease(void) {
+        json_t *lease = wait_active_lease();
+        if (!lease) {
+                _cleanup_free_ char *log = demo_spawn_log(&demo);
+                fail_msg("no active lease within 15 s; the run said:\n%s", log);
+        }
+        return lease;
+}
+
 static void test_sigint_undoes_active_faults(void **state) {
         pid_t pid = start_hold();
-        json_t *lease = wait_active_lease();
-        assert_non_null(lease);
+        json_t *lease = held_lease();
         bool running = false, paused = false;
         assert_true(demo_container(&running, &paused) && paused);
         kill(pid, SIGINT);
@@ -167,8 +176,7 @@ static void test_sigint_undoes_active_faults(void **state) {
  * it, and the janitor reconciles it. */
 static void test_sigkill_leaves_the_lease_listed(void **state) {
         pid_t pid = start_hold();
-        json_t *lease = wait_active_lease();
-        assert_non_null(lease);
+        json_t *lease = held_lease();
         kill(pid, SIGKILL);
         waitpid(pid, NULL, 0);
 

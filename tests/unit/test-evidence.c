@@ -203,6 +203,27 @@ static void test_open_migrate_idempotent(void **state) {
         assert_null(evidence_close(NULL));
 }
 
+/* A reader creates nothing and migrates nothing: a missing file stays
+ * missing, an empty one stays at version 0 and empty. */
+static void test_open_read_writes_nothing(void **state) {
+        struct fx *f = *state;
+        struct evidence *ev = NULL;
+        struct mh_error e = { 0 };
+        struct stat st;
+        int v = -1;
+        assert_true(evidence_open_read(f->path, &ev, &e) < 0);
+        assert_int_equal(access(f->path, F_OK), -1);
+        int fd = open(f->path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+        assert_true(fd >= 0);
+        close(fd);
+        CHECK_OK(evidence_open_read(f->path, &ev, E));
+        CHECK_OK(evidence_schema_version(ev, &v, E));
+        assert_int_equal(v, 0);
+        ev = evidence_close(ev);
+        assert_int_equal(stat(f->path, &st), 0);
+        assert_int_equal(st.st_size, 0);
+}
+
 static void test_newer_schema_refused(void **state) {
         struct fx *f = *state;
         static const char *const future[] = { "CREATE TABLE from_the_future (x INTEGER)", NULL };
@@ -1285,6 +1306,7 @@ int main(void) {
 #define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
         const struct CMUnitTest tests[] = {
                 T(test_open_migrate_idempotent),
+                T(test_open_read_writes_nothing),
                 T(test_newer_schema_refused),
                 T(test_not_sqlite_refused),
                 T(test_foreign_sqlite_refused),

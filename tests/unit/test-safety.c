@@ -617,7 +617,7 @@ static void test_cli_dry_run_touches_nothing(void **state) {
         r = run_command(NULL, argv);
         if (r.exit != 5 || !strstr(r.out, "dry-run config.max_faults: deny config.max_faults exceeded") ||
             !strstr(r.out, "dry-run policy.allow: allow process.kill: admitted") ||
-            !strstr(r.err, "error: [safety_refusal] safety refused: config.max_faults exceeded") ||
+            !strstr(r.err, "error: safety refused: config.max_faults exceeded") ||
             !strstr(r.err, "\n  remediation: raise config.max_faults"))
                 fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
         cmd_result_done(&r);
