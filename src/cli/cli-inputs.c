@@ -108,17 +108,19 @@ int cli_build_plan(
         return plan_build_with(spec, topo, &opt, ret, reterr);
 }
 
-/* --dry-run: every decision, then the count; a denial is exit 5 with the
- * first one's reason and remediation. */
-static int print_dry_run(const struct cli_ctx *ctx, const struct plan *pl, struct mh_error *reterr) {
-        const struct plan_decision *first = NULL;
+void cli_print_decisions(const struct cli_ctx *ctx, const struct plan *pl) {
         for (size_t i = 0; i < pl->n_decisions; i++) {
                 const struct plan_decision *d = &pl->decisions[i];
                 fprintf(ctx->out, "dry-run %s: %s %s -> %s\n", d->rule, d->allow ? "allow" : "deny",
                         d->reason, d->remediation[0] ? d->remediation : "none");
-                if (!d->allow && !first)
-                        first = d;
         }
+}
+
+int cli_dry_run_verdict(const struct cli_ctx *ctx, const struct plan *pl, struct mh_error *reterr) {
+        const struct plan_decision *first = NULL;
+        for (size_t i = 0; i < pl->n_decisions && !first; i++)
+                if (!pl->decisions[i].allow)
+                        first = &pl->decisions[i];
         fprintf(ctx->err, "dry-run: %zu decision(s), %zu denied, policy %s; nothing was touched\n",
                 pl->n_decisions, pl->n_refused, pl->policy_name);
         if (!first)
@@ -150,8 +152,10 @@ int cli_inputs_load(
         if ((compose_path && (r = compose_load(compose_path, &in->topology, reterr)) < 0) ||
             (r = cli_build_plan(ctx, host, in->spec, in->topology, &in->plan, reterr)) < 0)
                 return r;
-        if (ctx->dry_run)
-                return print_dry_run(ctx, in->plan, reterr);
+        if (ctx->dry_run) {
+                cli_print_decisions(ctx, in->plan);
+                return cli_dry_run_verdict(ctx, in->plan, reterr);
+        }
         if (in->plan->n_refused) /* only a dry-run plan carries refusals; never hand one out */
                 return mh_error_set(
                         reterr, -EPERM, MH_EXIT_SAFETY_REFUSAL, "safety_refusal",

@@ -28,6 +28,11 @@ int cli_inputs_load(
         struct cli_ctx *ctx, const char *spec_path, const char *compose_path, enum plan_host host,
         struct cli_inputs *in, struct mh_error *reterr);
 void cli_inputs_done(struct cli_inputs *in);
+/* --dry-run: one line per decision, `dry-run <rule>: <outcome> <reason> ->
+ * <remediation>`; then the count on stderr and the verdict: CLI_INPUTS_DRY_RUN
+ * when every decision allows, else exit 5 with the first denial. */
+void cli_print_decisions(const struct cli_ctx *ctx, const struct plan *pl);
+int cli_dry_run_verdict(const struct cli_ctx *ctx, const struct plan *pl, struct mh_error *reterr);
 /* plan_build_with() with ctx->config, the root flags (--policy,
  * --allow-critical, --skip-gate, --dry-run) and the damage history of the
  * evidence at ctx->db_path (none when it does not exist; not created). */

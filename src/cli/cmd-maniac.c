@@ -1,4 +1,5 @@
 #include "cli-execute.h"
+#include "cli-inputs.h"
 #include "cli-internal.h"
 #include "cli-maniac.h"
 
@@ -60,13 +61,12 @@ static int dry_run(
                                 maniac_draws_json(j->draws, j->n_draws), "decisions",
                                 plan_decisions_json(pl)),
                         reterr);
-        for (size_t i = 0; i < pl->n_decisions; i++)
-                fprintf(ctx->out, "dry-run %s: %s %s\n", pl->decisions[i].rule,
-                        pl->decisions[i].allow ? "allow" : "deny", pl->decisions[i].reason);
+        cli_print_decisions(ctx, pl);
         fprintf(ctx->out, "dry-run: %zu random fault round(s) drawn for %s; nothing injected\n", j->n_draws,
                 pl->run_id);
         print_draws(ctx->out, j);
-        return 0;
+        int r = cli_dry_run_verdict(ctx, pl, reterr);
+        return r < 0 ? r : 0;
 }
 
 /* The draws and why this run exists, kept with the run before the first lease. */

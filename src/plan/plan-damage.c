@@ -23,12 +23,22 @@ static double fault_charge(const struct plan_fault *f) {
         return (double)f->src->duration_ms / 1000.0 * fault_damage_weight(f->src->def);
 }
 
+/* Charges are kept per container or process, not per drill target: two
+ * targets of a drill (a maniac's draws, say) may name the same container.
+ * The index of the first target with t's label stands for all of them. */
+static size_t same_target_index(const struct plan *pl, size_t t) {
+        for (size_t i = 0; i < t; i++)
+                if (strcmp(pl->targets[i].label, pl->targets[t].label) == 0)
+                        return i;
+        return t;
+}
+
 /* The step's charge on each target (by index), and the first fault it has there. */
 static void step_charges(
         const struct plan *pl, const struct plan_step *ps, double *charge, const struct plan_fault **first) {
         for (size_t i = 0; i < ps->n_lanes; i++) {
                 const struct plan_lane *l = &ps->lanes[i];
-                size_t t = (size_t)(l->target - pl->targets);
+                size_t t = same_target_index(pl, (size_t)(l->target - pl->targets));
                 for (size_t k = 0; k < l->n_faults; k++) {
                         const struct plan_fault *f = &pl->faults[l->first_fault + k];
                         charge[t] += fault_charge(f);
@@ -101,6 +111,8 @@ int plan_damage_step(struct plan_builder *b, const struct plan_step *ps, struct 
                 st->damage_step_s = MAX(st->damage_step_s, charge[t]);
         }
         for (size_t t = 0; t < n; t++) {
+                if (same_target_index(pl, t) != t)
+                        continue; /* counted with the first target of its label */
                 double total = plan_damage_history(b->opt, pl->targets[t].label) + b->charged[t];
                 st->damage_total_s += b->charged[t];
                 st->damage_worst_s = MAX(st->damage_worst_s, total);

@@ -410,6 +410,17 @@ static void test_damage_budget(void **state) {
         expect_refused(
                 &b, "damage quota: api would reach 120 fault-s of 100 in 604800 s; 10 remain "
                     "[damage_quota.budget]");
+        /* Two drill targets on one container (as the maniac's draws are) are one target. */
+        const char *twice = HEAD "targets:\n"
+                                 "  a1: {runtime: docker, docker: {container_name: api}, faults: [{fault: "
+                                 "container.pause, duration: 60s}]}\n"
+                                 "  a2: {runtime: docker, docker: {container_name: api}, faults: [{fault: "
+                                 "container.pause, duration: 60s}]}\n"
+                                 "execution:\n  - sequential: [a1]\n  - sequential: [a2]\n";
+        b = build(wide_compose, twice, c);
+        expect_refused(
+                &b, "damage quota: api would reach 120 fault-s of 100 in 604800 s; 40 remain "
+                    "[damage_quota.budget]");
         config_free(c);
 }
 
