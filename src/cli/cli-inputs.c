@@ -121,8 +121,9 @@ int cli_dry_run_verdict(const struct cli_ctx *ctx, const struct plan *pl, struct
         for (size_t i = 0; i < pl->n_decisions && !first; i++)
                 if (!pl->decisions[i].allow)
                         first = &pl->decisions[i];
-        fprintf(ctx->err, "dry-run: %zu decision(s), %zu denied, policy %s; nothing was touched\n",
-                pl->n_decisions, pl->n_refused, pl->policy_name);
+        if (ctx->format != CLI_FORMAT_JSON) /* JSON's standard error holds only the error object */
+                fprintf(ctx->err, "dry-run: %zu decision(s), %zu denied, policy %s; nothing was touched\n",
+                        pl->n_decisions, pl->n_refused, pl->policy_name);
         if (!first)
                 return CLI_INPUTS_DRY_RUN;
         int r = mh_error_set(

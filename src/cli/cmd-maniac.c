@@ -52,8 +52,9 @@ static void print_header(const struct cli_ctx *ctx, const struct maniac_job *j) 
 static int dry_run(
         const struct cli_ctx *ctx, const struct maniac_job *j, bool json, struct mh_error *reterr) {
         const struct plan *pl = j->plan;
+        int r = 0;
         if (json)
-                return cli_print_json(
+                r = cli_print_json(
                         ctx,
                         json_pack(
                                 "{s:b, s:s, s:I, s:o, s:o}", "dry_run", 1, "plan_id", pl->run_id, "seed",
@@ -61,11 +62,14 @@ static int dry_run(
                                 maniac_draws_json(j->draws, j->n_draws), "decisions",
                                 plan_decisions_json(pl)),
                         reterr);
-        cli_print_decisions(ctx, pl);
-        fprintf(ctx->out, "dry-run: %zu random fault round(s) drawn for %s; nothing injected\n", j->n_draws,
-                pl->run_id);
-        print_draws(ctx->out, j);
-        int r = cli_dry_run_verdict(ctx, pl, reterr);
+        else {
+                cli_print_decisions(ctx, pl);
+                fprintf(ctx->out, "dry-run: %zu random fault round(s) drawn for %s; nothing injected\n",
+                        j->n_draws, pl->run_id);
+                print_draws(ctx->out, j);
+        }
+        if (r >= 0) /* either form: exit 5 with the first denial */
+                r = cli_dry_run_verdict(ctx, pl, reterr);
         return r < 0 ? r : 0;
 }
 
