@@ -349,7 +349,8 @@ static void test_no_limit_refused(void **state) {
         if (agent_lease_call(a, l, "inject", NULL, &e) >= 0 || !strstr(e.msg, "no pids limit"))
                 fail_msg("not refused: %s", e.msg);
         print_message("refused: %.200s\n", e.msg);
-        assert_int_equal(pids_knob(pid, "pids.current"), before);
+        /* Nothing was started; the target's own fork loop may have one child of its own alive. */
+        assert_true(pids_knob(pid, "pids.current") <= before + 1);
         assert_true(no_payload_left());
         json_decref(l);
         agent_client_stop(a);
