@@ -226,10 +226,79 @@ static const char *const migration_4[] = {
         NULL,
 };
 
+/* Issue 14: what a whole drill judged besides its criteria. log_lines keeps
+ * the lines a `logs` source read (engine timestamp as written, stream
+ * stdout|stderr, whether the source's pattern matched). slo_outcomes and
+ * steady_state_evaluations are the reference's tables: one row per SLO, one
+ * per (phase, assertion, signal); measured_json / expectation_json say what
+ * was compared. steady_state_baselines keeps each signal's captured
+ * baseline so `run --baseline-from RUN_ID` can grade against it.
+ * runs.observation_provenance holds counts and names only (the reference's
+ * rule); runs.resilience_json the score, its components and grade. */
+static const char *const migration_5[] = {
+        "ALTER TABLE runs ADD COLUMN observation_provenance TEXT",
+        "ALTER TABLE runs ADD COLUMN resilience_json TEXT",
+        "CREATE TABLE log_lines (\n"
+        "        id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+        "        run_id TEXT NOT NULL REFERENCES runs(id),\n"
+        "        source_id TEXT NOT NULL,\n"
+        "        container TEXT NOT NULL,\n"
+        "        seq INTEGER NOT NULL CHECK (seq >= 0),\n"
+        "        ts TEXT,\n"
+        "        stream TEXT NOT NULL CHECK (stream IN ('stdout', 'stderr')),\n"
+        "        matched INTEGER NOT NULL CHECK (matched IN (0, 1)),\n"
+        "        line TEXT NOT NULL\n"
+        ")",
+        "CREATE INDEX log_lines_run_source ON log_lines(run_id, source_id, seq)",
+        "CREATE TABLE slo_outcomes (\n"
+        "        id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+        "        run_id TEXT NOT NULL REFERENCES runs(id),\n"
+        "        name TEXT NOT NULL,\n"
+        "        kind TEXT NOT NULL,\n"
+        "        metric TEXT NOT NULL,\n"
+        "        operator TEXT NOT NULL,\n"
+        "        threshold REAL NOT NULL,\n"
+        "        unit TEXT NOT NULL,\n"
+        "        window_s INTEGER NOT NULL,\n"
+        "        passed INTEGER NOT NULL CHECK (passed IN (0, 1)),\n"
+        "        observed REAL,\n"
+        "        samples INTEGER NOT NULL CHECK (samples >= 0),\n"
+        "        reason TEXT NOT NULL\n"
+        ")",
+        "CREATE INDEX slo_outcomes_run_id ON slo_outcomes(run_id)",
+        "CREATE TABLE steady_state_baselines (\n"
+        "        run_id TEXT NOT NULL REFERENCES runs(id),\n"
+        "        signal TEXT NOT NULL,\n"
+        "        source_id TEXT NOT NULL,\n"
+        "        samples INTEGER NOT NULL CHECK (samples >= 0),\n"
+        "        baseline REAL,\n"
+        "        values_json TEXT NOT NULL,\n"
+        "        PRIMARY KEY (run_id, signal)\n"
+        ")",
+        "CREATE TABLE steady_state_evaluations (\n"
+        "        id INTEGER PRIMARY KEY AUTOINCREMENT,\n"
+        "        run_id TEXT NOT NULL REFERENCES runs(id),\n"
+        "        phase TEXT NOT NULL CHECK (phase IN ('pre', 'during', 'post')),\n"
+        "        assertion TEXT NOT NULL CHECK (assertion IN ('assert_unchanged', 'assert_degraded',\n"
+        "                'assert_recovered')),\n"
+        "        signal TEXT NOT NULL,\n"
+        "        severity TEXT NOT NULL CHECK (severity IN ('critical', 'warning', 'info')),\n"
+        "        verdict TEXT CHECK (verdict IS NULL OR verdict IN ('as-hypothesised',\n"
+        "                'degraded-within-tolerance', 'degraded-beyond-tolerance', 'no-effect',\n"
+        "                'not-recovered')),\n"
+        "        passed INTEGER NOT NULL CHECK (passed IN (0, 1)),\n"
+        "        measured_json TEXT NOT NULL,\n"
+        "        expectation_json TEXT NOT NULL\n"
+        ")",
+        "CREATE INDEX steady_state_evaluations_run_id ON steady_state_evaluations(run_id)",
+        NULL,
+};
+
 const char *const *const evidence_migrations[] = {
         migration_1,
         migration_2,
         migration_3,
         migration_4,
+        migration_5,
 };
 const size_t evidence_n_migrations = ELEMENTSOF(evidence_migrations);

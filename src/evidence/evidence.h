@@ -26,7 +26,7 @@
 
 #define EVIDENCE_ID_MAX         24 /* "s-" / "i-" / "l-" + 16 hex + NUL */
 #define EVIDENCE_TIMESTAMP_MAX  40 /* "2026-11-29T08:00:00.123Z" + NUL, with room */
-#define EVIDENCE_SCHEMA_VERSION 4
+#define EVIDENCE_SCHEMA_VERSION 5
 
 struct evidence;
 

@@ -227,15 +227,19 @@ static void test_open_read_writes_nothing(void **state) {
 static void test_newer_schema_refused(void **state) {
         struct fx *f = *state;
         static const char *const future[] = { "CREATE TABLE from_the_future (x INTEGER)", NULL };
-        const char *const *const migrations[] = { evidence_migrations[0], evidence_migrations[1],
-                                                  evidence_migrations[2], evidence_migrations[3], future };
+        const char *const *migrations[EVIDENCE_SCHEMA_VERSION + 1];
+        for (size_t i = 0; i < EVIDENCE_SCHEMA_VERSION; i++)
+                migrations[i] = evidence_migrations[i];
+        migrations[EVIDENCE_SCHEMA_VERSION] = future;
         struct evidence *ev = NULL;
         struct mh_error e = { 0 };
+        char want[96];
 
-        assert_int_equal(evidence_open_migrations(f->path, migrations, 5, &ev, &e), 0);
+        assert_int_equal(
+                evidence_open_migrations(f->path, migrations, EVIDENCE_SCHEMA_VERSION + 1, &ev, &e), 0);
         int v = 0;
         CHECK_OK(evidence_schema_version(ev, &v, E));
-        assert_int_equal(v, 5);
+        assert_int_equal(v, EVIDENCE_SCHEMA_VERSION + 1);
         ev = evidence_close(ev);
 
         int r = evidence_open(f->path, &ev, &e);
@@ -243,7 +247,9 @@ static void test_newer_schema_refused(void **state) {
         assert_null(ev);
         assert_int_equal(e.exit, MH_EXIT_CONFIG_ERROR);
         assert_string_equal(e.id, "evidence_schema_newer");
-        assert_non_null(strstr(e.msg, "schema version 5, newer than this mayhem knows (4)"));
+        snprintf(want, sizeof(want), "schema version %d, newer than this mayhem knows (%d)",
+                 EVIDENCE_SCHEMA_VERSION + 1, EVIDENCE_SCHEMA_VERSION);
+        assert_non_null(strstr(e.msg, want));
 }
 
 /* A journal of the first version keeps its runs and events when it gains
