@@ -295,10 +295,6 @@ static const char *const migration_5[] = {
 };
 
 const char *const *const evidence_migrations[] = {
-        migration_1,
-        migration_2,
-        migration_3,
-        migration_4,
-        migration_5,
+        migration_1, migration_2, migration_3, migration_4, migration_5,
 };
 const size_t evidence_n_migrations = ELEMENTSOF(evidence_migrations);

@@ -247,8 +247,9 @@ static void test_newer_schema_refused(void **state) {
         assert_null(ev);
         assert_int_equal(e.exit, MH_EXIT_CONFIG_ERROR);
         assert_string_equal(e.id, "evidence_schema_newer");
-        snprintf(want, sizeof(want), "schema version %d, newer than this mayhem knows (%d)",
-                 EVIDENCE_SCHEMA_VERSION + 1, EVIDENCE_SCHEMA_VERSION);
+        snprintf(
+                want, sizeof(want), "schema version %d, newer than this mayhem knows (%d)",
+                EVIDENCE_SCHEMA_VERSION + 1, EVIDENCE_SCHEMA_VERSION);
         assert_non_null(strstr(e.msg, want));
 }
 
