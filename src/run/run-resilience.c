@@ -38,10 +38,14 @@ static void add(struct runner *r, json_t *list, const char *name, const char *se
                               "targeted", targeted));
 }
 
+/* A fault of the run was sent to t: in --ctr's scope and not bypassed by the
+ * impact gate (neither touches the target). */
 static bool faulted(struct runner *r, const struct plan_target *t) {
+        if (!run_target_in_scope(r->opt, t))
+                return false;
         for (size_t i = 0; i < r->plan->n_faults; i++)
-                if (r->plan->faults[i].target == t)
-                        return run_target_in_scope(r->opt, t);
+                if (r->plan->faults[i].target == t && !r->bypass[i])
+                        return true;
         return false;
 }
 

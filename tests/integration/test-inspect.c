@@ -10,7 +10,8 @@
  * round(100 * (0.35 * 1 + 0.35 * 1 + 0.30 * 0.5) / 1.0) = 85, B "solid".
  *
  * Then verify passes; the test corrupts the SQLite file (a lease set back to
- * active, then a byte added to plan_json) and verify fails naming each. */
+ * active, then a byte added to plan_json) and verify fails naming each.
+ * A second run with --ctr sc14-solo scores 70 (C): see its test. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -217,9 +218,40 @@ static void test_score_inspect_verify(void **state) {
         cmd_result_done(&r);
 }
 
+/* --ctr sc14-solo: the api step is skipped (not executed, not in fidelity),
+ * only solo is targeted, and its group has one member. By hand: fidelity 1/1,
+ * recovery 1.0, redundancy 0/1 = 0; round(100 * 0.70 / 1.0) = 70, C
+ * "acceptable". Read from run --json and from the stored column. */
+static void test_scope_and_single_group(void **state) {
+        (void)state;
+        struct cmd_result r =
+                MAYHEM(&demo, "run", drill, "-c", compose, "--ctr", SOLO, "--execute", "--json");
+        json_t *res = json_loads(r.out, 0, NULL), *score = json_object_get(res, "resilience");
+        if (r.exit != 0 || json_integer_value(json_object_get(score, "score")) != 70)
+                fail_msg("run --ctr: exit %d\n%s%s", r.exit, r.out, r.err);
+        snprintf(run_id, sizeof(run_id), "%s", json_string_value(json_object_get(res, "run_id")));
+        const json_t *m = json_object_get(score, "measured");
+        assert_string_equal(json_string_value(json_object_get(score, "grade")), "C");
+        assert_int_equal(json_integer_value(json_object_get(m, "steps_executed")), 1);
+        assert_int_equal(json_integer_value(json_object_get(m, "targeted")), 1);
+        assert_int_equal(json_integer_value(json_object_get(m, "groups_single")), 1);
+        assert_int_equal(json_integer_value(json_object_get(m, "groups_with_survivor")), 0);
+        json_t *stored = stored_resilience();
+        assert_true(json_equal(stored, score));
+        print_message("run --ctr " SOLO ": 70 (C, acceptable) in run --json and runs.resilience_json\n");
+        json_decref(stored);
+        json_decref(res);
+        cmd_result_done(&r);
+        r = MAYHEM(&demo, "verify", run_id);
+        if (r.exit != 0)
+                fail_msg("verify --ctr run: exit %d\n%s%s", r.exit, r.out, r.err);
+        cmd_result_done(&r);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_score_inspect_verify),
+                cmocka_unit_test(test_scope_and_single_group),
         };
         int r = start();
         if (r != 0) {
