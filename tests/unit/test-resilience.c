@@ -16,6 +16,7 @@
 
 #include "evidence/evidence.h"
 #include "evidence/resilience.h"
+#include "evidence/run-record.h"
 
 static void test_grade_boundaries(void **state) {
         static const struct {
@@ -224,6 +225,22 @@ static void test_from_sqlite(void **state) {
         assert_int_equal(evidence_resilience_store(ev, "r-sc14-1", "{\"score\": 43}", &e), 0);
         assert_int_equal(evidence_resilience_store(ev, "r-none", "{}", &e), -ENOENT);
         assert_int_equal(evidence_resilience_input(ev, "r-none", &in, &e), -ENOENT);
+        /* The record inspect run and verify read: the raw plan text, the stored
+         * score, the other helpers' tables (empty here). */
+        json_t *rec = NULL;
+        char long_id[300];
+        assert_int_equal(evidence_run_record_json(ev, "r-sc14-1", &rec, &e), 0);
+        assert_string_equal(json_string_value(json_object_get(rec, "plan_text")), "{}");
+        assert_int_equal(
+                json_integer_value(json_object_get(json_object_get(rec, "resilience"), "score")), 43);
+        assert_int_equal(json_array_size(json_object_get(rec, "slo_outcomes")), 0);
+        assert_true(json_is_array(json_object_get(rec, "steady_state_evaluations")));
+        assert_int_equal(json_array_size(json_object_get(rec, "steps")), 3);
+        json_decref(rec);
+        assert_int_equal(evidence_run_record_json(ev, "r-none", &rec, &e), -ENOENT);
+        memset(long_id, 'r', sizeof(long_id) - 1);
+        long_id[sizeof(long_id) - 1] = '\0';
+        assert_int_equal(evidence_run_record_json(ev, long_id, &rec, &e), -EINVAL);
         evidence_close(ev);
         char p2[160];
         static const char *const suffixes[] = { "", "-wal", "-shm", "-journal" };
