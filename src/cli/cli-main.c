@@ -46,7 +46,8 @@ enum {
 };
 
 static const struct cli_command *const root_subcommands[] = {
-        &cli_discover, &cli_prepare, &cli_run, &cli_maniac, &cli_inspect, &cli_recover, &cli_janitor, NULL,
+        &cli_discover, &cli_prepare, &cli_run,     &cli_maniac, &cli_inspect,
+        &cli_verify,   &cli_recover, &cli_janitor, NULL,
 };
 
 static const struct cli_command cli_root = {

@@ -83,5 +83,7 @@ extern const struct cli_command cli_prepare_config; /* cmd-config.c */
 extern const struct cli_command cli_run;
 extern const struct cli_command cli_maniac;
 extern const struct cli_command cli_inspect;
+extern const struct cli_command cli_inspect_run; /* cmd-inspect-run.c */
+extern const struct cli_command cli_verify;
 extern const struct cli_command cli_recover;
 extern const struct cli_command cli_janitor;

@@ -204,11 +204,11 @@ static const struct cli_command inspect_leases = {
 };
 
 static const struct cli_command *const inspect_subcommands[] = { &inspect_runs, &inspect_history,
-                                                                 &inspect_leases, NULL };
+                                                                 &inspect_leases, &cli_inspect_run, NULL };
 
 const struct cli_command cli_inspect = {
         .name = "inspect",
-        .summary = "what the evidence database holds: runs, history, leases",
+        .summary = "what the evidence database holds: runs, history, leases, one run",
         .usage = "COMMAND ...",
         .subcommands = inspect_subcommands,
 };

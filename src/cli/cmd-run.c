@@ -72,14 +72,16 @@ static json_t *result_json(const struct run_result *r) {
                                           "source_id", r->criteria[i].criterion->source_id, "satisfied",
                                           r->criteria[i].satisfied, "detail", r->criteria[i].detail));
         return json_pack(
-                "{s:s, s:s, s:s, s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:f, s:i}", "run_id",
-                r->run_id, "status", run_status_to_string(r->status), "verdict",
+                "{s:s, s:s, s:s, s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:f, s:i, s:o}",
+                "run_id", r->run_id, "status", run_status_to_string(r->status), "verdict",
                 verdict_to_string(r->verdict), "reason", r->reason, "criteria", criteria, "faults",
                 "injected", (json_int_t)r->faults_injected, "in_force", (json_int_t)r->faults_in_force,
                 "proven", (json_int_t)r->faults_proven, "not_observable", (json_int_t)r->faults_unobserved,
                 "released", (json_int_t)r->faults_released, "dirty", (json_int_t)r->leases_dirty, "bypassed",
                 (json_int_t)r->faults_bypassed, "skipped", (json_int_t)r->faults_skipped, "wall_s",
-                r->wall_s, "exit", run_exit_code(r));
+                r->wall_s, "exit", run_exit_code(r), "resilience",
+                r->resilience_json ? json_incref(r->resilience_json)
+                                   : json_pack("{s:s}", "not_computed", r->resilience));
 }
 
 /* --evidence-dir: the envelope `inspect history --json` prints. */

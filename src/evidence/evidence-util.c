@@ -324,6 +324,7 @@ static const char *const evidence_event_kind_table[_EVENT_KIND_MAX] = {
         [EVENT_SAFETY_REFUSED] = "safety.refused",
         [EVENT_MANIAC_DECISION] = "maniac.decision",
         [EVENT_IMPACT_DECIDED] = "impact.decided",
+        [EVENT_TARGETS_FINAL_STATE] = "targets.final_state",
 };
 DEFINE_STRING_TABLE_LOOKUP(evidence_event_kind, enum evidence_event_kind)
 

@@ -122,7 +122,9 @@ enum evidence_event_kind {
         EVENT_DRIFT_REPORTED,
         EVENT_SAFETY_REFUSED,
         EVENT_MANIAC_DECISION,
-        EVENT_IMPACT_DECIDED, /* how each network fault is delivered on the agent's kernel */
+        EVENT_IMPACT_DECIDED,      /* how each network fault is delivered on the agent's kernel */
+        EVENT_TARGETS_FINAL_STATE, /* each targeted container's engine state at the run's end (resilience.h)
+                                    */
         _EVENT_KIND_MAX,
 };
 

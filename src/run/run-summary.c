@@ -58,6 +58,8 @@ char *run_summary_markdown(const struct plan *pl, const struct run_result *r) {
                 strbuf_printf(
                         &b, ", %zu samples, %zu late, %zu skipped", r->samples, r->samples_late,
                         r->samples_skipped);
+        if (r->resilience[0])
+                strbuf_printf(&b, "\n**resilience**: %s", r->resilience);
         strbuf_printf(&b, "\n**wall**: %.1fs\n", r->wall_s);
         return strbuf_steal(&b);
 }

@@ -1,4 +1,5 @@
 #include "run-internal.h"
+#include "run-resilience.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -195,6 +196,7 @@ static void outcome_unrecorded(struct runner *r) {
 static void finish(struct runner *r) {
         struct run_result *res = r->result;
         const struct drill_observability *o = &r->plan->spec->observability;
+        runner_resilience(r); /* first: a failed write of it fails the run like any other */
         res->status = r->interrupted ? RUN_STATUS_ABORTED
                       : r->failed    ? RUN_STATUS_FAILED
                                      : RUN_STATUS_COMPLETED;
@@ -331,4 +333,6 @@ bool run_target_in_scope(const struct run_options *opt, const struct plan_target
 void run_result_done(struct run_result *r) {
         free(r->criteria);
         r->criteria = NULL;
+        json_decref(r->resilience_json);
+        r->resilience_json = NULL;
 }

@@ -57,6 +57,11 @@ struct run_result {
         size_t samples, samples_late, samples_skipped; /* of the observability sources' schedules */
         double wall_s;
         char reason[256]; /* why the run failed or was aborted */
+        /* The resilience score's line (evidence/resilience.h) and its JSON as
+         * stored in runs.resilience_json (NULL when not computed; freed by
+         * run_result_done()). */
+        char resilience[384];
+        json_t *resilience_json;
 };
 
 struct run_options {
