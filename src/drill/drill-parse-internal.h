@@ -78,6 +78,8 @@ int dp_parse_probe(struct dparser *p, const struct ynode *n, struct drill_probe 
 int dp_parse_steps(struct dparser *p, const struct ynode *list);
 int dp_parse_success(struct dparser *p, const struct ynode *n);
 int dp_parse_observability(struct dparser *p, const struct ynode *n);
+/* drill-logs.c: tail, since and pattern of a logs source. */
+int dp_parse_logs_keys(struct dparser *p, const struct ynode *n, struct drill_obs_source *s);
 int dp_parse_slo(struct dparser *p, const struct ynode *n);
 int dp_parse_steady_state(struct dparser *p, const struct ynode *n);
 
