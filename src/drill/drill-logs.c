@@ -4,10 +4,12 @@
 #include "drill-parse-internal.h"
 
 #include <regex.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 
+#include "basic/prom-text.h"
 #include "basic/units.h"
 
 #define SINCE_MAX_S   253402300799LL /* 9999-12-31T23:59:59Z */
@@ -110,4 +112,19 @@ int dp_parse_logs_keys(struct dparser *p, const struct ynode *n, struct drill_ob
         if ((r = dp_int(p, n, "tail", 1, 10000, &s->tail)) < 0 || (r = parse_since(p, n, s)) < 0)
                 return r;
         return check_pattern(p, n, s);
+}
+
+int dp_check_metric_selector(struct dparser *p, const struct ynode *n, const char *metric) {
+        struct prom_selector *sel = malloc(sizeof(*sel));
+        char why[200];
+        if (!sel)
+                return dp_oom(p);
+        int r = prom_selector_parse(metric, sel, why, sizeof(why));
+        free(sel);
+        if (r >= 0)
+                return 0;
+        dp_enter_key(p, "metric");
+        return dp_fail(
+                p, dp_get(n, "metric"), "'%s' is not a metric selector (name{label=\"value\",...}): %s",
+                metric, why);
 }
