@@ -4,10 +4,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <netinet/in.h>
+#include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,7 +28,11 @@
  * error|fatal|panic, and its observations must say 7 and 3; a count
  * criterion on <id>.errors passes. A logs source on a container that does
  * not exist is observability.source_failed and <id> false, not a failed
- * run. Docker, and Podman when its service answers. */
+ * run. A metrics source on the same run reads a child of this test that
+ * serves Prometheus text: http_requests_total{code="500"} is two series,
+ * 3 and 4.5, so it records 7.5, "the sum of 2 series". total_timeout 1ms
+ * cuts the collection: the second of two logs sources is source_failed
+ * "total_timeout (1ms) reached". Docker, and Podman when its service answers. */
 
 #define APP "lg14-app"
 
@@ -35,6 +44,46 @@ static const char script[] =
         "echo 'lg14 start one'; echo 'lg14 start two'; echo 'lg14 error: disk on fire' >&2; "
         "echo 'lg14 all good'; /busybox sleep 3; echo 'lg14 during PANIC now'; "
         "echo 'lg14 during plain' >&2; echo 'lg14 Fatal during' >&2; exec /busybox sleep 3600";
+
+static pid_t server = -1;
+static int port;
+
+static const char prom_body[] = "# HELP http_requests_total The total.\n# TYPE http_requests_total counter\n"
+                                "http_requests_total{code=\"500\",path=\"/a\"} 3\n"
+                                "http_requests_total{code=\"500\",path=\"/b\"} 4.5e0 1700000000000\n"
+                                "http_requests_total{code=\"200\"} 100\nodd{v=\"a\\\"b\\\\c\\nd\"} +Inf\n";
+
+static void serve(int fd) {
+        char reply[1024], buf[2048];
+        int n = snprintf(
+                reply, sizeof(reply), "HTTP/1.0 200 OK\r\nContent-Length: %zu\r\n\r\n%s", strlen(prom_body),
+                prom_body);
+        for (;;) {
+                int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+                if (c < 0)
+                        continue;
+                if (read(c, buf, sizeof(buf)) > 0 && write(c, reply, (size_t)n) < 0)
+                        _exit(1);
+                close(c);
+        }
+}
+
+static bool start_server(void) {
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t len = sizeof(a);
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 64) < 0 ||
+            getsockname(fd, (struct sockaddr *)&a, &len) < 0)
+                return false;
+        port = ntohs(a.sin_port);
+        server = fork();
+        if (server == 0) {
+                prctl(PR_SET_PDEATHSIG, SIGKILL);
+                serve(fd);
+        }
+        close(fd);
+        return server > 0;
+}
 
 static void remove_all(void) {
         struct cmd_result r = run_command(NULL, (const char *const[]){ cli, "rm", "-f", APP, NULL });
@@ -64,7 +113,7 @@ static void start_app(void) {
         cmd_result_done(&r);
 }
 
-static void write_drill(long since, const char *container) {
+static void write_drill_extra(long since, const char *container, const char *total, const char *extra) {
         FILE *f = fopen(drill, "we");
         assert_non_null(f);
         fprintf(f,
@@ -72,10 +121,17 @@ static void write_drill(long since, const char *container) {
                 "    faults:\n      - {fault: container.pause, duration: 4s}\n"
                 "execution:\n  - sequential: [app]\n  - wait: 1s\n"
                 "success:\n  criteria:\n    - {type: count, source_id: applog.errors, gte: 3}\n"
-                "observability:\n  sources:\n    - {kind: logs, source_id: applog, container: %s, since: "
-                "'%ld', tail: 100, timeout: 20s}\n",
-                container, since);
+                "observability:\n  total_timeout: %s\n  sources:\n"
+                "    - {kind: logs, source_id: applog, container: %s, since: '%ld', tail: 100, timeout: "
+                "20s}\n"
+                "    - {kind: metrics, source_id: prom, endpoint: 'http://127.0.0.1:%d/metrics',\n"
+                "       metric: 'http_requests_total{code=\"500\"}', cadence: 0}\n%s",
+                total, container, since, port, extra);
         assert_int_equal(fclose(f), 0);
+}
+
+static void write_drill(long since, const char *container) {
+        write_drill_extra(since, container, "30s", "");
 }
 
 static struct cmd_result mayhem(void) {
@@ -155,6 +211,14 @@ static void test_lines_stored_and_counted(void **state) {
         assert_true(observed(s, "applog.lines") == 7);
         assert_true(observed(s, "applog.errors") == 3);
         assert_non_null(strstr(r.out, "[PASS]"));
+        /* the metrics source: two series of code 500 summed */
+        double prom = observed(s, "prom.value");
+        int64_t summed = query_int(
+                s, "SELECT COUNT(*) FROM observations WHERE source = 'prom' AND json_extract(data_json, "
+                   "'$.detail') LIKE '%= 7.5 (the sum of 2 series)%'");
+        print_message("prom.value %.3f, detail says the sum of 2 series: %lld\n", prom, (long long)summed);
+        assert_true(prom == 7.5);
+        assert_int_equal(summed, 1);
         sqlite3_close(s);
         cmd_result_done(&r);
 }
@@ -185,10 +249,40 @@ static void test_missing_container_is_source_failed(void **state) {
         cmd_result_done(&r);
 }
 
+/* total_timeout 1ms: the first logs source gets at most 1 ms (it may be
+ * cut too), the second none: it is source_failed with the reference's words. */
+static void test_total_timeout_cuts_collection(void **state) {
+        start_app();
+        long since = (long)time(NULL) - 1;
+        char extra[256];
+        snprintf(
+                extra, sizeof(extra), "    - {kind: logs, source_id: second, container: %s, since: '%ld'}\n",
+                APP, since);
+        write_drill_extra(since, APP, "1ms", extra);
+        struct cmd_result r = mayhem();
+        print_message("mayhem exit %d\n%s", r.exit, r.out);
+        sqlite3 *s = NULL;
+        assert_int_equal(sqlite3_open_v2(db, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+        int64_t cut = query_int(
+                s, "SELECT COUNT(*) FROM events WHERE kind = 'observability.source_failed' AND "
+                   "json_extract(payload_json, '$.source') = 'second' AND "
+                   "json_extract(payload_json, '$.reason') = 'total_timeout (1ms) reached'");
+        int64_t second_lines = query_int(s, "SELECT COUNT(*) FROM log_lines WHERE source_id = 'second'");
+        print_message(
+                "second: source_failed by total_timeout %lld, lines %lld\n", (long long)cut,
+                (long long)second_lines);
+        assert_int_equal(cut, 1);
+        assert_int_equal(second_lines, 0);
+        assert_true(observed(s, "second") == 0);
+        sqlite3_close(s);
+        cmd_result_done(&r);
+}
+
 static int run_all(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_lines_stored_and_counted, teardown),
                 cmocka_unit_test_teardown(test_missing_container_is_source_failed, teardown),
+                cmocka_unit_test_teardown(test_total_timeout_cuts_collection, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
@@ -203,14 +297,21 @@ int main(void) {
         snprintf(drill, sizeof(drill), "/tmp/lg14-logs-%d.yaml", (int)getpid());
         snprintf(db, sizeof(db), "/tmp/lg14-logs-%d.db", (int)getpid());
         remove_all();
+        if (!start_server())
+                return 1;
         int failed = run_all();
         if (engine_open(ENGINE_PODMAN, NULL, &e, NULL) < 0) {
                 print_message("Podman's API does not answer (tools/engine-up --podman): skipped there\n");
+                kill(server, SIGKILL);
+                waitpid(server, NULL, 0);
                 return failed;
         }
         engine_free(e);
         cli = "podman";
         engine_flag = "--podman";
         remove_all();
-        return failed | run_all();
+        failed |= run_all();
+        kill(server, SIGKILL);
+        waitpid(server, NULL, 0);
+        return failed;
 }
