@@ -114,7 +114,7 @@ int dp_parse_logs_keys(struct dparser *p, const struct ynode *n, struct drill_ob
         return check_pattern(p, n, s);
 }
 
-int dp_check_metric_selector(struct dparser *p, const struct ynode *n, const char *metric) {
+int dp_check_metric_selector(struct dparser *p, const struct ynode *n, const char *key, const char *metric) {
         struct prom_selector *sel = malloc(sizeof(*sel));
         char why[200];
         if (!sel)
@@ -123,8 +123,8 @@ int dp_check_metric_selector(struct dparser *p, const struct ynode *n, const cha
         free(sel);
         if (r >= 0)
                 return 0;
-        dp_enter_key(p, "metric");
+        dp_enter_key(p, key);
         return dp_fail(
-                p, dp_get(n, "metric"), "'%s' is not a metric selector (name{label=\"value\",...}): %s",
-                metric, why);
+                p, dp_get(n, key), "'%s' is not a metric selector (name{label=\"value\",...}): %s", metric,
+                why);
 }

@@ -147,7 +147,7 @@ static int parse_source(struct dparser *p, const struct ynode *n, struct drill_o
         default:
                 if ((r = dp_url(p, n, "endpoint", &s->endpoint)) < 0 ||
                     (r = dp_require(p, n, "metric")) < 0 || (r = dp_id(p, n, "metric", &s->metric)) < 0 ||
-                    (r = dp_check_metric_selector(p, n, s->metric)) < 0)
+                    (r = dp_check_metric_selector(p, n, "metric", s->metric)) < 0)
                         return r;
                 return dp_dur(p, n, "cadence", 0, CADENCE_MAX_MS, &s->cadence_ms);
         }
