@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +33,8 @@
  * serves Prometheus text: http_requests_total{code="500"} is two series,
  * 3 and 4.5, so it records 7.5, "the sum of 2 series". total_timeout 1ms
  * cuts the collection: the second of two logs sources is source_failed
- * "total_timeout (1ms) reached". Docker, and Podman when its service answers. */
+ * "total_timeout (1ms) reached". A container with a TTY (raw text) gives
+ * the same lines, all on stdout. Docker, and Podman when its service answers. */
 
 #define APP "lg14-app"
 
@@ -102,15 +104,20 @@ static int teardown(void **state) {
         return 0;
 }
 
-static void start_app(void) {
+/* tty: docker run -t, so the engine sends raw text, stderr merged into it */
+static void start_app_tty(bool tty) {
         struct cmd_result r = run_command(
-                NULL, (const char *const[]){ cli, "run", "-d", "--name", APP, "--label",
+                NULL, (const char *const[]){ cli, "run", tty ? "-dt" : "-d", "--name", APP, "--label",
                                              "com.docker.compose.project=lg14", "--label",
                                              "com.docker.compose.service=app", "mayhem-test-busybox:latest",
                                              "/busybox", "sh", "-c", script, NULL });
         if (r.exit != 0)
                 fail_msg("%s run: %s", cli, r.err);
         cmd_result_done(&r);
+}
+
+static void start_app(void) {
+        start_app_tty(false);
 }
 
 static void write_drill_extra(long since, const char *container, const char *total, const char *extra) {
@@ -278,11 +285,38 @@ static void test_total_timeout_cuts_collection(void **state) {
         cmd_result_done(&r);
 }
 
+/* The same lines from a container with a TTY: raw text, every line on
+ * stdout (the TTY merged them), the \r of its \r\n dropped, the same 7 and 3. */
+static void test_tty_container_raw_text(void **state) {
+        long since = (long)time(NULL) - 1;
+        start_app_tty(true);
+        write_drill(since, APP);
+        struct cmd_result r = mayhem();
+        print_message("mayhem exit %d\n%s", r.exit, r.out);
+        sqlite3 *s = NULL;
+        assert_int_equal(sqlite3_open_v2(db, &s, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+        int64_t lines = query_int(s, "SELECT COUNT(*) FROM log_lines WHERE stream = 'stdout'");
+        int64_t all = query_int(s, "SELECT COUNT(*) FROM log_lines");
+        int64_t cr = query_int(s, "SELECT COUNT(*) FROM log_lines WHERE instr(line, char(13)) > 0");
+        int64_t matched = query_int(s, "SELECT COUNT(*) FROM log_lines WHERE matched = 1");
+        print_message(
+                "tty: %lld lines (%lld stdout), %lld with \\r, %lld matched\n", (long long)all,
+                (long long)lines, (long long)cr, (long long)matched);
+        assert_int_equal(all, 7);
+        assert_int_equal(lines, 7);
+        assert_int_equal(cr, 0);
+        assert_int_equal(matched, 3);
+        assert_true(observed(s, "applog.errors") == 3);
+        sqlite3_close(s);
+        cmd_result_done(&r);
+}
+
 static int run_all(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_lines_stored_and_counted, teardown),
                 cmocka_unit_test_teardown(test_missing_container_is_source_failed, teardown),
                 cmocka_unit_test_teardown(test_total_timeout_cuts_collection, teardown),
+                cmocka_unit_test_teardown(test_tty_container_raw_text, teardown),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
