@@ -1,8 +1,8 @@
 /* What a run of this build would refuse or cut short, refused at planning
  * instead, so `prepare validate` and `run` without --execute say what
  * `run --execute` would: faults no mechanism of this build injects, checks it
- * does not implement, holds that
- * config.timeout ends first. Each is exit 4 (validation) with the
+ * does not implement, holds that config.timeout ends first. Each is exit 4
+ * (validation) with the
  * FILE:LINE:COL of the value, and nothing is touched. */
 #include "plan-internal.h"
 
