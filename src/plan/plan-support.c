@@ -2,8 +2,7 @@
  * instead, so `prepare validate` and `run` without --execute say what
  * `run --execute` would: faults no mechanism of this build injects, checks it
  * does not implement, holds that config.timeout ends first. Each is exit 4
- * (validation) with the
- * FILE:LINE:COL of the value, and nothing is touched. */
+ * (validation) with the FILE:LINE:COL of the value, and nothing is touched. */
 #include "plan-internal.h"
 
 #include <stdio.h>
