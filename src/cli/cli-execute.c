@@ -31,7 +31,8 @@ static bool needs_engine(const struct plan *pl) {
                 if (pl->targets[i].container)
                         return true;
         for (size_t i = 0; i < pl->spec->observability.n_sources; i++)
-                if (pl->spec->observability.sources[i].kind == OBS_INSPECTION)
+                if (pl->spec->observability.sources[i].kind == OBS_INSPECTION ||
+                    pl->spec->observability.sources[i].kind == OBS_LOGS)
                         return true;
         return false;
 }

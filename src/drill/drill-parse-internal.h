@@ -78,6 +78,11 @@ int dp_parse_probe(struct dparser *p, const struct ynode *n, struct drill_probe 
 int dp_parse_steps(struct dparser *p, const struct ynode *list);
 int dp_parse_success(struct dparser *p, const struct ynode *n);
 int dp_parse_observability(struct dparser *p, const struct ynode *n);
+/* drill-logs.c: tail, since and pattern of a logs source. */
+int dp_parse_logs_keys(struct dparser *p, const struct ynode *n, struct drill_obs_source *s);
+/* drill-logs.c: a metrics source's metric (a metric probe's query) is a
+ * selector basic/prom-text.h reads; key names it for the error. */
+int dp_check_metric_selector(struct dparser *p, const struct ynode *n, const char *key, const char *metric);
 int dp_parse_slo(struct dparser *p, const struct ynode *n);
 int dp_parse_steady_state(struct dparser *p, const struct ynode *n);
 

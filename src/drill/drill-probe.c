@@ -82,7 +82,8 @@ static int parse_process(struct dparser *p, const struct ynode *n, struct drill_
 
 static int parse_metric(struct dparser *p, const struct ynode *n, struct drill_probe *pr) {
         int r = dp_url(p, n, "endpoint", &pr->endpoint);
-        if (r < 0 || (r = dp_require(p, n, "query")) < 0 || (r = dp_id(p, n, "query", &pr->query)) < 0)
+        if (r < 0 || (r = dp_require(p, n, "query")) < 0 || (r = dp_id(p, n, "query", &pr->query)) < 0 ||
+            (r = dp_check_metric_selector(p, n, "query", pr->query)) < 0)
                 return r;
         return dp_num(p, n, "threshold", -1e300, 1e300, &pr->has_threshold, &pr->threshold);
 }

@@ -16,8 +16,8 @@ static const char *const *const criterion_keys[_CRITERION_TYPE_MAX] = {
 };
 
 static const char *const *const source_keys[_OBS_KIND_MAX] = {
-        [OBS_LOGS] =
-                (const char *const[]){ "kind", "source_id", "container", "tail", "since", "timeout", NULL },
+        [OBS_LOGS] = (const char *const[]){ "kind", "source_id", "container", "tail", "since", "pattern",
+                                            "timeout", NULL },
         [OBS_INSPECTION] =
                 (const char *const[]){ "kind", "source_id", "container", "cadence", "timeout", NULL },
         [OBS_PROBE] = (const char *const[]){ "kind", "source_id", "probe", "cadence", "timeout", NULL },
@@ -135,8 +135,7 @@ static int parse_source(struct dparser *p, const struct ynode *n, struct drill_o
                 return r;
         switch (s->kind) {
         case OBS_LOGS:
-                if ((r = dp_int(p, n, "tail", 1, 10000, &s->tail)) < 0 ||
-                    (r = dp_str(p, n, "since", &s->since)) < 0)
+                if ((r = dp_parse_logs_keys(p, n, s)) < 0)
                         return r;
                 _fallthrough_;
         case OBS_INSPECTION:
@@ -147,7 +146,8 @@ static int parse_source(struct dparser *p, const struct ynode *n, struct drill_o
         case OBS_PROBE: return parse_source_probe(p, n, s);
         default:
                 if ((r = dp_url(p, n, "endpoint", &s->endpoint)) < 0 ||
-                    (r = dp_require(p, n, "metric")) < 0 || (r = dp_id(p, n, "metric", &s->metric)) < 0)
+                    (r = dp_require(p, n, "metric")) < 0 || (r = dp_id(p, n, "metric", &s->metric)) < 0 ||
+                    (r = dp_check_metric_selector(p, n, "metric", s->metric)) < 0)
                         return r;
                 return dp_dur(p, n, "cadence", 0, CADENCE_MAX_MS, &s->cadence_ms);
         }

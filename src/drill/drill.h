@@ -266,12 +266,17 @@ struct drill_obs_source {
         const char *source_id;
         const char *container; /* logs, inspection */
         int64_t tail;          /* logs */
-        const char *since;     /* logs, passed to the engine as written */
+        const char *since;     /* logs, as written; checked into one of: */
+        int64_t since_unix_s;  /* logs: an RFC 3339 time or unix seconds, 0: none */
+        int64_t since_ago_ms;  /* logs: a duration before the collection, 0: none */
+        const char *pattern;   /* logs: POSIX ERE, REG_ICASE; DRILL_LOGS_PATTERN_DEFAULT */
         int64_t timeout_ms;
         struct drill_probe probe;      /* probe */
         int64_t cadence_ms;            /* probe, metrics: 0 = once */
         const char *endpoint, *metric; /* metrics */
 };
+
+#define DRILL_LOGS_PATTERN_DEFAULT "error|fatal|panic"
 
 struct drill_observability {
         bool present;

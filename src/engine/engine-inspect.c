@@ -60,6 +60,8 @@ static int parse_config(const struct ejson *j, const json_t *root, struct engine
                 r = ejson_get(j, config, "Config", "Labels", JSON_OBJECT, false, &labels);
         if (r >= 0 && labels)
                 r = engine_parse_labels(j, labels, "Config.Labels", c);
+        if (r >= 0)
+                r = ejson_bool(j, config, "Config", "Tty", false, &c->tty);
         return r;
 }
 
@@ -157,8 +159,9 @@ static int (*const parsers[])(const struct ejson *, const json_t *, struct engin
         parse_identity, parse_state, parse_config, parse_host_config, parse_network_settings,
 };
 
-int engine_container_inspect(
-        struct engine *e, const char *name_or_id, struct engine_container *ret, struct mh_error *reterr) {
+int engine_inspect_timed(
+        struct engine *e, const char *name_or_id, int64_t timeout_ms, struct engine_container *ret,
+        struct mh_error *reterr) {
         _cleanup_(strbuf_done) struct strbuf path = STRBUF_INIT(ENGINE_PATH_MAX);
         _cleanup_(json_decrefp) json_t *root = NULL;
         struct engine_container c = { 0 };
@@ -169,8 +172,10 @@ int engine_container_inspect(
         if (r >= 0)
                 r = engine_request(
                         e,
-                        &(struct engine_call){
-                                .method = "GET", .path = path.data, .reply_type = JSON_OBJECT },
+                        &(struct engine_call){ .method = "GET",
+                                               .path = path.data,
+                                               .timeout_ms = timeout_ms,
+                                               .reply_type = JSON_OBJECT },
                         NULL, &root, reterr);
         struct ejson j = { .what = path.data, .reterr = reterr };
         for (size_t i = 0; r >= 0 && i < ELEMENTSOF(parsers); i++)
@@ -179,4 +184,9 @@ int engine_container_inspect(
                 return r;
         *ret = c;
         return 0;
+}
+
+int engine_container_inspect(
+        struct engine *e, const char *name_or_id, struct engine_container *ret, struct mh_error *reterr) {
+        return engine_inspect_timed(e, name_or_id, 0, ret, reterr);
 }

@@ -62,6 +62,9 @@ struct engine_call {
                 reply_type; /* JSON_OBJECT or JSON_ARRAY: parse a 2xx reply as that; JSON_NULL: ignore it */
         long alt_status;    /* a status with its own meaning for this call ... */
         int alt_code;       /* ... 0: success (304 on start), < 0: that error (409 on unpause: -EALREADY) */
+        /* Non-NULL: a 2xx reply's body is moved here as it came (logs), and
+         * a body over max_body is kept cut (raw->truncated) instead of -EFBIG. */
+        struct http_response *raw;
 };
 
 /* Sends one call. Replies 2xx and alt_status are answers; >= 400 are errors
@@ -75,6 +78,11 @@ int engine_request(
 /* Appends "/v<api>" and the formatted rest to path. */
 int engine_path(const struct engine *e, struct strbuf *path, struct mh_error *reterr, const char *fmt, ...)
         _printf_(4, 5);
+
+/* engine-inspect.c: engine_container_inspect() within timeout_ms (0: ENGINE_TIMEOUT_MS). */
+int engine_inspect_timed(
+        struct engine *e, const char *name_or_id, int64_t timeout_ms, struct engine_container *ret,
+        struct mh_error *reterr);
 
 /* engine-validate.c: checked before anything is sent. */
 int engine_check_name(const char *name_or_id, struct mh_error *reterr);

@@ -174,7 +174,7 @@ int engine_request(
         int r = unix_http_run(&req, &resp, reterr);
         if (r < 0)
                 return transport_error(e, call, r, reterr);
-        if (resp.truncated)
+        if (resp.truncated && !(call->raw && resp.status / 100 == 2))
                 return mh_error_set(
                         reterr, -EFBIG, MH_EXIT_GENERAL_FAILURE, "engine_bad_reply",
                         "the reply to %s %s exceeds %zu bytes (HTTP %ld)", call->method, call->path, max,
@@ -182,7 +182,10 @@ int engine_request(
         r = check_status(call, &resp, reterr);
         if (r < 0)
                 return r;
-        if (call->reply_type != JSON_NULL && resp.status / 100 == 2) {
+        if (call->raw && resp.status / 100 == 2) {
+                *call->raw = resp;
+                resp = (struct http_response){ 0 };
+        } else if (call->reply_type != JSON_NULL && resp.status / 100 == 2) {
                 r = parse_reply(call, &resp, &json, reterr);
                 if (r < 0)
                         return r;

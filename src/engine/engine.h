@@ -115,6 +115,7 @@ struct engine_container {
         bool more_networks, more_ports; /* the engine reported more than fit; the rest are left out */
         int64_t nano_cpus, cpu_quota, cpu_period, cpu_shares;
         char cgroup_parent[256];
+        bool tty; /* Config.Tty (inspect only): its logs are raw text, not multiplexed */
 };
 
 /* name_or_id: [a-zA-Z0-9][a-zA-Z0-9_.-]* (names and hex ids both match). */
@@ -149,3 +150,24 @@ int engine_container_pause(struct engine *e, const char *id, struct mh_error *re
  * Podman HTTP 500 "container state improper", so after those the container
  * is inspected and its state decides. */
 int engine_container_unpause(struct engine *e, const char *id, struct mh_error *reterr);
+
+/* GET /containers/{id}/logs?stdout=1&stderr=1&timestamps=1&tail=N[&since=S]
+ * (engine-logs.c). tail 1..ENGINE_LOGS_TAIL_MAX lines; since_s > 0: unix
+ * seconds; max_bytes caps the body (a longer one is kept cut, truncated
+ * set); timeout_ms bounds the exchange. The container is inspected first
+ * for Config.Tty (ret->tty: raw text, else the multiplexed stream; see
+ * log-stream.h). Release ret with engine_logs_done(). */
+#define ENGINE_LOGS_TAIL_MAX 10000
+struct engine_logs_query {
+        int64_t tail, since_s, timeout_ms;
+        size_t max_bytes;
+};
+struct engine_logs {
+        char *body;
+        size_t len;
+        bool truncated, tty;
+};
+int engine_container_logs(
+        struct engine *e, const char *name_or_id, const struct engine_logs_query *q, struct engine_logs *ret,
+        struct mh_error *reterr);
+void engine_logs_done(struct engine_logs *l);

@@ -138,6 +138,20 @@ int evidence_event(
 int evidence_observation(
         struct evidence *ev, const char *run_id, const char *kind, const char *source, const char *data_json,
         struct mh_error *reterr);
+/* The lines a logs source read (evidence-logs.c), all in one transaction.
+ * ts may be NULL or "" (the engine gave none); stream "stdout" | "stderr". */
+struct evidence_log_line {
+        int64_t seq;
+        const char *ts, *stream, *line;
+        bool matched;
+};
+int evidence_log_lines(
+        struct evidence *ev, const char *run_id, const char *source_id, const char *container,
+        const struct evidence_log_line *lines, size_t n, struct mh_error *reterr);
+/* Rows of log_lines for (run, source); stream NULL: both; matched -1: either. */
+int evidence_log_lines_count(
+        struct evidence *ev, const char *run_id, const char *source_id, const char *stream, int matched,
+        int64_t *ret, struct mh_error *reterr);
 /* step_id and lease_id may be NULL; a lease has at most one invocation. */
 int evidence_invocation(
         struct evidence *ev, const char *run_id, const char *step_id, const char *fault_id,

@@ -1,9 +1,8 @@
 /* What a run of this build would refuse or cut short, refused at planning
  * instead, so `prepare validate` and `run` without --execute say what
- * `run --execute` would: faults no mechanism of this build injects, checks
- * and observability sources it does not implement, holds that
- * config.timeout ends first. Each is exit 4 (validation) with the
- * FILE:LINE:COL of the value, and nothing is touched. */
+ * `run --execute` would: faults no mechanism of this build injects, checks it
+ * does not implement, holds that config.timeout ends first. Each is exit 4
+ * (validation) with the FILE:LINE:COL of the value, and nothing is touched. */
 #include "plan-internal.h"
 
 #include <stdio.h>
@@ -70,17 +69,6 @@ static int check_locus_supported(struct plan_builder *b, const struct drill_chec
         return not_implemented(b, r);
 }
 
-static int source_supported(struct plan_builder *b, const struct drill_obs_source *s) {
-        if (s->kind != OBS_LOGS)
-                return 0;
-        int r = pb_fail(
-                b, s->kind_pos,
-                "observability source '%s': kind logs is not implemented in this version (inspection, "
-                "probe and metrics are)",
-                s->source_id);
-        return not_implemented(b, r);
-}
-
 /* The least time a step takes: what it holds and waits for, nothing for
  * checks and waits that may pass at once. A lane holds its faults one after
  * another; parallel lanes overlap. */
@@ -118,12 +106,9 @@ static int steps_fit_timeout(struct plan_builder *b) {
 
 int plan_support_steps(struct plan_builder *b) {
         const struct plan *pl = b->plan;
-        const struct drill_observability *o = &b->spec->observability;
         int r = 0;
         for (size_t i = 0; i < pl->n_steps && r >= 0; i++)
                 for (size_t j = 0; j < pl->steps[i].src->n_checks && r >= 0; j++)
                         r = check_locus_supported(b, &pl->steps[i].src->checks[j]);
-        for (size_t i = 0; i < o->n_sources && r >= 0; i++)
-                r = source_supported(b, &o->sources[i]);
         return r < 0 ? r : steps_fit_timeout(b);
 }

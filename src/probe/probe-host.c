@@ -16,6 +16,7 @@
 #include "basic/macro.h"
 #include "basic/parse-number.h"
 #include "basic/procfs.h"
+#include "basic/prom-text.h"
 #include "http-client.h"
 
 #define FILE_PROBE_MAX  (1u << 20)
@@ -113,26 +114,34 @@ void probe_file(const struct drill_probe *p, struct probe_result *ret) {
                 ret->detail, sizeof(ret->detail), "%s %s the text", p->path, ret->ok ? "contains" : "lacks");
 }
 
-/* The first sample of query in Prometheus text: "name{labels} value [ts]". */
-static bool find_metric(const char *body, const char *query, double *ret) {
-        size_t qlen = strlen(query);
-        for (const char *line = body; line && *line;
-             line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-                if (*line == '#' || strncmp(line, query, qlen) != 0)
-                        continue;
-                const char *v = line + qlen;
-                if (*v == '{')
-                        v = strchr(v, '}') ? strchr(v, '}') + 1 : NULL;
-                if (!v || (*v != ' ' && *v != '\t'))
-                        continue;
-                char *end = NULL;
-                double x = strtod(v, &end);
-                if (end != v) {
-                        *ret = x;
-                        return true;
-                }
+/* The series query selects in Prometheus text (basic/prom-text.h), summed;
+ * the detail says how many were summed, or why there is no value. */
+static bool find_metric(
+        const struct http_response *resp, const char *query, double *ret, char *detail, size_t size) {
+        struct prom_selector *sel = malloc(sizeof(*sel));
+        struct prom_match m;
+        char why[256];
+        bool ok = false;
+        if (!sel)
+                snprintf(detail, size, "out of memory");
+        else if (prom_selector_parse(query, sel, why, sizeof(why)) < 0)
+                snprintf(detail, size, "metric '%.60s': %.150s", query, why);
+        else if (resp->truncated)
+                snprintf(detail, size, "the body is over %u bytes: not read", METRIC_BODY_MAX);
+        else if (prom_text_match(resp->body, resp->body_len, sel, &m, why, sizeof(why)) < 0)
+                snprintf(detail, size, "not Prometheus text (%.180s): no value claimed", why);
+        else if (m.series == 0)
+                snprintf(detail, size, "%s not found among %zu samples", query, m.samples);
+        else {
+                *ret = m.sum;
+                ok = true;
+                if (m.series == 1)
+                        snprintf(detail, size, "%s = %g", query, m.sum);
+                else
+                        snprintf(detail, size, "%s = %g (the sum of %zu series)", query, m.sum, m.series);
         }
-        return false;
+        free(sel);
+        return ok;
 }
 
 void probe_metric(const struct drill_probe *p, struct probe_result *ret) {
@@ -146,13 +155,10 @@ void probe_metric(const struct drill_probe *p, struct probe_result *ret) {
                 return;
         }
         ret->status = resp.status;
-        ret->has_value = resp.status == 200 && resp.body && find_metric(resp.body, p->query, &ret->value);
-        ret->ok = ret->has_value && (!p->has_threshold || ret->value <= p->threshold);
-        if (ret->has_value)
-                snprintf(ret->detail, sizeof(ret->detail), "%s = %g", p->query, ret->value);
+        if (resp.status != 200 || !resp.body)
+                snprintf(ret->detail, sizeof(ret->detail), "%s: status %ld", p->endpoint, resp.status);
         else
-                snprintf(
-                        ret->detail, sizeof(ret->detail), "%s not found (status %ld)", p->query,
-                        resp.status);
+                ret->has_value = find_metric(&resp, p->query, &ret->value, ret->detail, sizeof(ret->detail));
+        ret->ok = ret->has_value && (!p->has_threshold || ret->value <= p->threshold);
         http_response_done(&resp);
 }

@@ -126,6 +126,8 @@ void runner_observe_probe(
         struct runner *r, const char *id, const struct drill_probe *p, const struct probe_result *pr);
 int runner_observer_start(struct runner *r, pthread_t *ret);
 void runner_observer_stop(struct runner *r, pthread_t thread);
+/* run-logs.c: every logs source once, after the steps, within total_timeout. */
+void runner_collect_logs(struct runner *r);
 const struct observation *runner_latest(struct runner *r, const char *source);
 
 /* run-steps.c, run-fault.c */

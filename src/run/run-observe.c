@@ -109,7 +109,7 @@ static void observe_source(struct runner *r, const struct drill_obs_source *s) {
                 runner_observe_probe(r, s->source_id, &metric, &pr);
                 break;
         case OBS_INSPECTION: observe_inspection(r, s); break;
-        default: break; /* logs: refused at validation (plan-support.c) */
+        default: break; /* logs: once, after the steps (run-logs.c) */
         }
 }
 
@@ -126,6 +126,8 @@ static void record_schedules(struct runner *r, const struct cadence *cad) {
         const struct drill_observability *o = &r->plan->spec->observability;
         struct run_result *res = r->result;
         for (size_t i = 0; i < o->n_sources; i++) {
+                if (o->sources[i].kind == OBS_LOGS)
+                        continue; /* its own event, after the steps (run-logs.c) */
                 runner_event(
                         r, EVENT_OBSERVABILITY_COLLECTED,
                         json_pack(
@@ -153,13 +155,14 @@ static void *observer(void *arg) {
         while (cad && !observer_done(r)) {
                 double soonest = monotonic_ms() + 200;
                 for (size_t i = 0; i < o->n_sources && !observer_done(r); i++) {
-                        if (!cadence_begin(&cad[i], monotonic_ms()))
+                        if (o->sources[i].kind == OBS_LOGS || !cadence_begin(&cad[i], monotonic_ms()))
                                 continue;
                         observe_source(r, &o->sources[i]);
                         cadence_end(&cad[i], monotonic_ms());
                 }
                 for (size_t i = 0; i < o->n_sources; i++)
-                        soonest = MIN(soonest, cadence_due_ms(&cad[i]));
+                        if (o->sources[i].kind != OBS_LOGS)
+                                soonest = MIN(soonest, cadence_due_ms(&cad[i]));
                 pthread_mutex_lock(&r->lock);
                 if (!r->observer_done)
                         runner_wait_locked(r, soonest);

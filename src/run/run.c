@@ -312,6 +312,7 @@ int run_execute(
         runner_steps(&r);
         if (have_observer)
                 runner_observer_stop(&r, observer);
+        runner_collect_logs(&r);
         runner_kept_recheck(&r);
         r.agent = agent_client_stop(r.agent); /* it holds nothing now but kept faults; closing lets it go */
         if (have_signals)

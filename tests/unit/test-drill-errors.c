@@ -239,6 +239,16 @@ static const struct bad parse_errors[] = {
         { OK "observability:\n  sources:\n    - kind: logs\n      source_id: a\n"
              "      container: api\n      tail: 0\n",
           14, 13, "observability.sources[0].tail: 0 is out of range (1..10000)" },
+        { OK
+          "observability:\n  sources:\n    - {kind: logs, source_id: a, container: api, since: yesterday}\n",
+          11, 57,
+          "observability.sources[0].since: since 'yesterday' is not a duration ago (1s..366d, e.g. 10m), an "
+          "RFC 3339 time (2026-12-03T17:00:00Z) or unix seconds" },
+        { OK
+          "observability:\n  sources:\n    - {kind: logs, source_id: a, container: api, pattern: 'a(b'}\n",
+          11, 59,
+          "observability.sources[0].pattern: pattern 'a(b' is not a POSIX extended regex: Unmatched ( or "
+          "\\(" },
         { OK "observability:\n  sources:\n    - {kind: metrics, source_id: m, endpoint: not-a-url, metric: "
              "up}\n",
           11, 47, "observability.sources[0].endpoint: 'not-a-url' is not an http:// or https:// URL" },

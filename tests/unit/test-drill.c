@@ -573,6 +573,9 @@ static void test_observability(void **state) {
         assert_int_equal(o->n_sources, 4);
         assert_int_equal(src[0].tail, 500);
         assert_string_equal(src[0].since, "10m");
+        assert_int_equal(src[0].since_ago_ms, 600000);
+        assert_int_equal(src[0].since_unix_s, 0);
+        assert_string_equal(src[0].pattern, DRILL_LOGS_PATTERN_DEFAULT);
         assert_int_equal(src[0].timeout_ms, 10000);
         assert_int_equal(src[1].kind, OBS_INSPECTION);
         assert_string_equal(src[1].container, "api");

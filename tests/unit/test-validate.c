@@ -91,13 +91,6 @@ static const struct bad refused[] = {
           V, 10, 28,
           "check 'p': execution process is not implemented in this version; checks run on the controller's "
           "host (execution: host)" },
-        /* observability kinds this build does not collect */
-        { F "      - fault: proc.pause\n" X
-            "observability:\n  sources:\n    - kind: logs\n      source_id: l\n"
-            "      container: api\n",
-          V, 11, 13,
-          "observability source 'l': kind logs is not implemented in this version (inspection, probe and "
-          "metrics are)" },
         /* holds config.timeout ends first */
         { H "config: {timeout: 1m}\ncontainers:\n  api:\n    faults:\n      - {fault: container.pause, "
             "duration: 2m}\n" X,
