@@ -1,0 +1,145 @@
+#include "probe-request.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "basic/macro.h"
+
+static int bad(char *msg, size_t size, const char *what) {
+        snprintf(msg, size, "probe.run: %s", what);
+        return -EINVAL;
+}
+
+static bool host_ok(const char *h) {
+        uint8_t buf[16];
+        return dns_name_valid(h) || inet_pton(AF_INET6, h, buf) == 1;
+}
+
+static bool printable(const char *s, size_t n) {
+        for (size_t i = 0; i < n; i++)
+                if ((unsigned char)s[i] <= 0x20 || (unsigned char)s[i] >= 0x7f)
+                        return false;
+        return true;
+}
+
+static int parse_port(const char *p, size_t n, uint16_t *ret) {
+        unsigned v = 0;
+        if (n == 0 || n > 5)
+                return -EINVAL;
+        for (size_t i = 0; i < n; i++) {
+                if (p[i] < '0' || p[i] > '9')
+                        return -EINVAL;
+                v = v * 10 + (unsigned)(p[i] - '0');
+        }
+        if (v == 0 || v > 65535)
+                return -EINVAL;
+        *ret = (uint16_t)v;
+        return 0;
+}
+
+int agent_probe_url_parse(const char *url, struct agent_probe_req *req, char *msg, size_t size) {
+        static const char scheme[] = "http://";
+        size_t len = strnlen(url, PROBE_URL_MAX + 1);
+        if (len > PROBE_URL_MAX || !printable(url, len))
+                return bad(msg, size, "url: over 2048 bytes, or a blank or control byte in it");
+        if (strncmp(url, scheme, sizeof(scheme) - 1) != 0)
+                return bad(msg, size, "url: only http:// is probed from the target's side");
+        const char *h = url + sizeof(scheme) - 1, *end = url + len;
+        const char *slash = memchr(h, '/', (size_t)(end - h)), *auth_end = slash ? slash : end;
+        if (memchr(h, '@', (size_t)(auth_end - h)) || memchr(url, '#', len))
+                return bad(msg, size, "url: user info and fragments are refused");
+        const char *host_end = auth_end, *colon = NULL;
+        if (*h == '[') {
+                const char *close = memchr(h, ']', (size_t)(auth_end - h));
+                if (!close)
+                        return bad(msg, size, "url: an IPv6 host needs its closing ']'");
+                colon = close + 1 < auth_end && close[1] == ':' ? close + 1 : NULL;
+                if (close + 1 != auth_end && !colon)
+                        return bad(msg, size, "url: junk after the IPv6 host");
+                host_end = close;
+                h++;
+        } else {
+                colon = memchr(h, ':', (size_t)(auth_end - h));
+                host_end = colon ? colon : auth_end;
+        }
+        size_t hl = (size_t)(host_end - h);
+        if (hl == 0 || hl > DNS_NAME_MAX)
+                return bad(msg, size, "url: the host must be 1..253 bytes");
+        memcpy(req->host, h, hl);
+        req->host[hl] = '\0';
+        if (!host_ok(req->host))
+                return bad(msg, size, "url: the host is not a DNS name or an address");
+        req->port = 80;
+        if (colon && parse_port(colon + 1, (size_t)(auth_end - colon - 1), &req->port) < 0)
+                return bad(msg, size, "url: the port must be 1..65535");
+        size_t pl = slash ? (size_t)(end - slash) : 1;
+        if (pl > PROBE_PATH_MAX)
+                return bad(msg, size, "url: the path is over 1024 bytes");
+        memcpy(req->path, slash ? slash : "/", pl);
+        req->path[pl] = '\0';
+        return 0;
+}
+
+static const char *kind_names[_AGENT_PROBE_KIND_MAX] = {
+        [AGENT_PROBE_HTTP] = "http",
+        [AGENT_PROBE_TCP] = "tcp",
+};
+
+static int parse_kind(const char *type, enum agent_probe_kind *ret) {
+        for (int k = 0; type && k < _AGENT_PROBE_KIND_MAX; k++)
+                if (strcmp(type, kind_names[k]) == 0) {
+                        *ret = (enum agent_probe_kind)k;
+                        return 0;
+                }
+        return -EINVAL;
+}
+
+static int parse_http(const json_t *j, struct agent_probe_req *r, char *msg, size_t size) {
+        const char *url = json_string_value(json_object_get(j, "url"));
+        const char *method = json_string_value(json_object_get(j, "method"));
+        const json_t *status = json_object_get(j, "expected_status");
+        if (!url)
+                return bad(msg, size, "an http probe needs a string url");
+        if (!method)
+                method = "GET";
+        if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+                return bad(msg, size, "method: only GET and HEAD (a probe never mutates the target)");
+        snprintf(r->method, sizeof(r->method), "%s", method);
+        r->expected_status = status ? json_integer_value(status) : 200;
+        if ((status && !json_is_integer(status)) || r->expected_status < 100 || r->expected_status > 599)
+                return bad(msg, size, "expected_status must be an integer 100..599");
+        return agent_probe_url_parse(url, r, msg, size);
+}
+
+static int parse_tcp(const json_t *j, struct agent_probe_req *r, char *msg, size_t size) {
+        const char *host = json_string_value(json_object_get(j, "host"));
+        const json_t *port = json_object_get(j, "port");
+        json_int_t p = json_integer_value(port);
+        if (!host || strlen(host) > DNS_NAME_MAX || !host_ok(host))
+                return bad(msg, size, "host: a DNS name or an address of at most 253 bytes");
+        if (!json_is_integer(port) || p < 1 || p > 65535)
+                return bad(msg, size, "port must be an integer 1..65535");
+        snprintf(r->host, sizeof(r->host), "%s", host);
+        r->port = (uint16_t)p;
+        return 0;
+}
+
+int agent_probe_req_from_json(const json_t *j, struct agent_probe_req *ret, char *msg, size_t size) {
+        struct agent_probe_req r = { 0 };
+        if (!json_is_object(j))
+                return bad(msg, size, "the request needs a \"probe\" object");
+        const char *type = json_string_value(json_object_get(j, "type"));
+        const json_t *timeout = json_object_get(j, "timeout_ms");
+        if (parse_kind(type, &r.kind) < 0)
+                return bad(msg, size, "type: http or tcp (the agent probes no other kind in this version)");
+        r.timeout_ms = json_integer_value(timeout);
+        if (!json_is_integer(timeout) || r.timeout_ms < 1 || r.timeout_ms > PROBE_TIMEOUT_MAX_MS)
+                return bad(msg, size, "timeout_ms must be an integer 1..60000");
+        int x = r.kind == AGENT_PROBE_HTTP ? parse_http(j, &r, msg, size) : parse_tcp(j, &r, msg, size);
+        if (x < 0)
+                return x;
+        *ret = r;
+        return 0;
+}

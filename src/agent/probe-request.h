@@ -1,0 +1,42 @@
+#pragma once
+
+/* probe.run's "probe" object as the agent accepts it: every field from the
+ * controller re-checked (type, lengths, ranges, URL form) before anything
+ * is resolved or entered. No I/O, so a unit test and fuzz/fuzz-probe-request.c
+ * drive it with hostile input. */
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "probe-dns.h"
+
+#define PROBE_TIMEOUT_MAX_MS 60000
+#define PROBE_PATH_MAX       1024 /* an http path and query, as sent */
+#define PROBE_URL_MAX        2048
+
+enum agent_probe_kind {
+        AGENT_PROBE_HTTP,
+        AGENT_PROBE_TCP,
+        _AGENT_PROBE_KIND_MAX,
+};
+
+struct agent_probe_req {
+        enum agent_probe_kind kind;
+        int64_t timeout_ms;      /* 1..PROBE_TIMEOUT_MAX_MS */
+        char host[DNS_NAME_MAX + 1]; /* a name, or an IPv4 / IPv6 literal (no brackets) */
+        uint16_t port;
+        /* http */
+        char method[8]; /* GET or HEAD */
+        char path[PROBE_PATH_MAX + 1];
+        int64_t expected_status;
+};
+
+/* 0, or -EINVAL with a one-line message in msg naming the bad field. */
+int agent_probe_req_from_json(const json_t *j, struct agent_probe_req *ret, char *msg, size_t size);
+
+/* "http://HOST[:PORT][/PATH]" into req (host, port, path): -EINVAL with msg
+ * for any other form (https, user info, a fragment, a control byte, a bad
+ * host or port). */
+int agent_probe_url_parse(const char *url, struct agent_probe_req *req, char *msg, size_t size);
