@@ -13,13 +13,13 @@
 
 #include "fault/net-resolv.h"
 
-#define DNS_NAME_MAX    253 /* text form, no trailing dot */
-#define DNS_MSG_MAX     1232 /* what we accept over UDP (the EDNS-safe size) */
-#define DNS_ADDRS_MAX   8
-#define DNS_SEARCH_MAX  6 /* glibc's MAXDNSRCH */
-#define DNS_NDOTS_MAX   15 /* glibc caps ndots at 15 */
-#define DNS_TYPE_A      1
-#define DNS_TYPE_AAAA   28
+#define DNS_NAME_MAX       253  /* text form, no trailing dot */
+#define DNS_MSG_MAX        1232 /* what we accept over UDP (the EDNS-safe size) */
+#define DNS_ADDRS_MAX      8
+#define DNS_SEARCH_MAX     6  /* glibc's MAXDNSRCH */
+#define DNS_NDOTS_MAX      15 /* glibc caps ndots at 15 */
+#define DNS_TYPE_A         1
+#define DNS_TYPE_AAAA      28
 #define DNS_CANDIDATES_MAX (DNS_SEARCH_MAX + 1)
 
 struct dns_addrs {

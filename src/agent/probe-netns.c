@@ -61,7 +61,8 @@ static int left_ms(const struct netns_job *j) {
         return left > 0 ? (int)left : 0;
 }
 
-static void sockaddr_of(int family, const uint8_t *addr, uint16_t port, struct sockaddr_storage *ss, socklen_t *len) {
+static void sockaddr_of(
+        int family, const uint8_t *addr, uint16_t port, struct sockaddr_storage *ss, socklen_t *len) {
         memset(ss, 0, sizeof(*ss));
         if (family == AF_INET) {
                 struct sockaddr_in *in = (struct sockaddr_in *)ss;
@@ -79,7 +80,8 @@ static void sockaddr_of(int family, const uint8_t *addr, uint16_t port, struct s
 }
 
 /* One UDP question to one nameserver, bounded by wait_ms. */
-static int dns_ask(const char *server, const char *name, uint16_t qtype, int wait_ms, struct dns_addrs *ret) {
+static int dns_ask(
+        const char *server, const char *name, uint16_t qtype, int wait_ms, struct dns_addrs *ret) {
         uint8_t q[DNS_NAME_MAX + 32], a[DNS_MSG_MAX];
         uint8_t sa[16];
         int family = inet_pton(AF_INET, server, sa) == 1 ? AF_INET : AF_INET6;
@@ -129,7 +131,10 @@ static int resolve(struct netns_job *j, struct dns_addrs *ret, char *why, size_t
         const struct net_nameservers *ns = &j->view->resolv.ns;
         int last = -ENOENT;
         if (ns->n == 0) {
-                snprintf(why, size, "%.100s: not in the target's /etc/hosts and its resolv.conf names no nameserver", host);
+                snprintf(
+                        why, size,
+                        "%.100s: not in the target's /etc/hosts and its resolv.conf names no nameserver",
+                        host);
                 return -ENOENT;
         }
         for (size_t c = 0; c < n && left_ms(j) > 0; c++)
@@ -137,16 +142,21 @@ static int resolve(struct netns_job *j, struct dns_addrs *ret, char *why, size_t
                         int wait = MIN(left_ms(j), DNS_TRY_MS_MAX);
                         int r = dns_ask(ns->addr[s], names[c], DNS_TYPE_A, wait, ret);
                         if (r >= 0 && ret->n == 0 && left_ms(j) > 0)
-                                r = dns_ask(ns->addr[s], names[c], DNS_TYPE_AAAA, MIN(left_ms(j), DNS_TRY_MS_MAX), ret);
+                                r =
+                                        dns_ask(ns->addr[s], names[c], DNS_TYPE_AAAA,
+                                                MIN(left_ms(j), DNS_TRY_MS_MAX), ret);
                         if (r >= 0 && ret->n > 0)
                                 return 0;
                         last = r >= 0 ? -ENOENT : r;
                         if (r == -ENOENT || r >= 0)
                                 break; /* an answer: this server has spoken for this name */
                 }
-        snprintf(why, size, "%.100s: %.40s from the target's nameservers (%.46s first)", host,
-                 last == -ETIMEDOUT ? "no answer" : last == -ENOENT ? "no such name" : strerror(-last),
-                 ns->addr[0]);
+        snprintf(
+                why, size, "%.100s: %.40s from the target's nameservers (%.46s first)", host,
+                last == -ETIMEDOUT ? "no answer"
+                : last == -ENOENT  ? "no such name"
+                                   : strerror(-last),
+                ns->addr[0]);
         return last;
 }
 
@@ -177,9 +187,10 @@ static int connect_addr(struct netns_job *j, int family, const uint8_t *addr, in
 static long http_status(struct netns_job *j, int fd) {
         const struct agent_probe_req *q = j->req;
         char req[PROBE_PATH_MAX + DNS_NAME_MAX + 128], head[HTTP_HEAD_READ + 1];
-        int n = snprintf(req, sizeof(req),
-                         "%s %s HTTP/1.0\r\nHost: %s:%u\r\nUser-Agent: mayhem-probe\r\nConnection: close\r\n\r\n",
-                         q->method, q->path, q->host, (unsigned)q->port);
+        int n = snprintf(
+                req, sizeof(req),
+                "%s %s HTTP/1.0\r\nHost: %s:%u\r\nUser-Agent: mayhem-probe\r\nConnection: close\r\n\r\n",
+                q->method, q->path, q->host, (unsigned)q->port);
         if (n < 0 || (size_t)n >= sizeof(req) || send(fd, req, (size_t)n, MSG_NOSIGNAL) != n)
                 return -EIO;
         size_t got = 0;
@@ -219,28 +230,33 @@ static int in_netns(void *arg, struct mh_error *reterr) {
         for (size_t i = 0; i < a.n && fd < 0 && left_ms(j) > 0; i++)
                 r = connect_addr(j, a.family[i], a.addr[i], &fd);
         if (fd < 0) {
-                snprintf(o->detail, sizeof(o->detail), "%.100s:%u from the target: %.60s", q->host,
-                         (unsigned)q->port, strerror(r == 0 ? ETIMEDOUT : -r));
+                snprintf(
+                        o->detail, sizeof(o->detail), "%.100s:%u from the target: %.60s", q->host,
+                        (unsigned)q->port, strerror(r == 0 ? ETIMEDOUT : -r));
                 return 0;
         }
         if (q->kind == AGENT_PROBE_TCP) {
                 o->ok = true;
                 o->latency_ms = monotonic_ms() - j->start_ms;
-                snprintf(o->detail, sizeof(o->detail), "%.100s:%u accepts connections from the target",
-                         q->host, (unsigned)q->port);
+                snprintf(
+                        o->detail, sizeof(o->detail), "%.100s:%u accepts connections from the target",
+                        q->host, (unsigned)q->port);
                 return 0;
         }
         long st = http_status(j, fd);
         o->latency_ms = monotonic_ms() - j->start_ms;
         if (st < 0) {
-                snprintf(o->detail, sizeof(o->detail), "http://%.80s:%u%.60s from the target: %.40s", q->host,
-                         (unsigned)q->port, q->path, st == -EPROTO ? "not an HTTP reply" : strerror((int)-st));
+                snprintf(
+                        o->detail, sizeof(o->detail), "http://%.80s:%u%.60s from the target: %.40s", q->host,
+                        (unsigned)q->port, q->path,
+                        st == -EPROTO ? "not an HTTP reply" : strerror((int)-st));
                 return 0;
         }
         o->status = st;
         o->ok = st == q->expected_status;
-        snprintf(o->detail, sizeof(o->detail), "status=%ld expected=%lld (from the target)", st,
-                 (long long)q->expected_status);
+        snprintf(
+                o->detail, sizeof(o->detail), "status=%ld expected=%lld (from the target)", st,
+                (long long)q->expected_status);
         return 0;
 }
 
@@ -252,5 +268,7 @@ void probe_netns_run(
         j.deadline_ms = j.start_ms + (double)req->timeout_ms;
         *out = (struct probe_outcome){ 0 };
         if (ns_net_run(id, in_netns, &j, &e) < 0)
-                snprintf(out->detail, sizeof(out->detail), "entering the target's network namespace: %.180s", e.msg);
+                snprintf(
+                        out->detail, sizeof(out->detail), "entering the target's network namespace: %.180s",
+                        e.msg);
 }

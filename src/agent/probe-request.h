@@ -24,7 +24,7 @@ enum agent_probe_kind {
 
 struct agent_probe_req {
         enum agent_probe_kind kind;
-        int64_t timeout_ms;      /* 1..PROBE_TIMEOUT_MAX_MS */
+        int64_t timeout_ms;          /* 1..PROBE_TIMEOUT_MAX_MS */
         char host[DNS_NAME_MAX + 1]; /* a name, or an IPv4 / IPv6 literal (no brackets) */
         uint16_t port;
         /* http */

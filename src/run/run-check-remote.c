@@ -21,15 +21,16 @@ static const char *check_container(const struct plan *pl, const struct drill_che
 static json_t *probe_json(const struct drill_probe *p) {
         if (p->type == PROBE_TCP)
                 return json_pack(
-                        "{s:s, s:I, s:s, s:I}", "type", "tcp", "timeout_ms", (json_int_t)p->timeout_ms, "host",
-                        p->host ? p->host : "", "port", (json_int_t)p->port);
+                        "{s:s, s:I, s:s, s:I}", "type", "tcp", "timeout_ms", (json_int_t)p->timeout_ms,
+                        "host", p->host ? p->host : "", "port", (json_int_t)p->port);
         return json_pack(
                 "{s:s, s:I, s:s, s:s, s:I}", "type", probe_type_to_string(p->type), "timeout_ms",
-                (json_int_t)p->timeout_ms, "url", p->url ? p->url : "", "method", p->method ? p->method : "GET",
-                "expected_status", (json_int_t)p->expected_status);
+                (json_int_t)p->timeout_ms, "url", p->url ? p->url : "", "method",
+                p->method ? p->method : "GET", "expected_status", (json_int_t)p->expected_status);
 }
 
-static void remote_probe(struct runner *r, const char *container, const struct drill_probe *p, struct probe_result *ret) {
+static void remote_probe(
+        struct runner *r, const char *container, const struct drill_probe *p, struct probe_result *ret) {
         struct mh_error e = { 0 };
         json_t *res = NULL;
         json_t *params = json_pack(
@@ -40,8 +41,9 @@ static void remote_probe(struct runner *r, const char *container, const struct d
                 r->agent, "probe.run", params, (int)p->timeout_ms + PROBE_CALL_MARGIN_MS, &res, &e);
         if (x < 0) {
                 ret->latency_ms = monotonic_ms() - began;
-                snprintf(ret->detail, sizeof(ret->detail), "from %.60s: the agent could not probe: %.150s", container,
-                         e.msg);
+                snprintf(
+                        ret->detail, sizeof(ret->detail), "from %.60s: the agent could not probe: %.150s",
+                        container, e.msg);
                 json_decref(res);
                 return;
         }
@@ -49,7 +51,9 @@ static void remote_probe(struct runner *r, const char *container, const struct d
         ret->latency_ms = json_real_value(json_object_get(res, "latency_ms"));
         ret->status = (long)json_integer_value(json_object_get(res, "status"));
         const char *detail = json_string_value(json_object_get(res, "detail"));
-        snprintf(ret->detail, sizeof(ret->detail), "from %.60s: %.150s", container, detail ? detail : "(no detail)");
+        snprintf(
+                ret->detail, sizeof(ret->detail), "from %.60s: %.150s", container,
+                detail ? detail : "(no detail)");
         json_decref(res);
 }
 
@@ -61,8 +65,9 @@ void runner_check_probe(struct runner *r, const struct drill_check *c, struct pr
                 return;
         }
         if (!container || !r->agent) {
-                snprintf(ret->detail, sizeof(ret->detail), "check %.100s: no container resolved or no agent to probe from",
-                         c->id);
+                snprintf(
+                        ret->detail, sizeof(ret->detail),
+                        "check %.100s: no container resolved or no agent to probe from", c->id);
                 return;
         }
         remote_probe(r, container, &c->probe, ret);
