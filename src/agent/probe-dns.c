@@ -247,6 +247,7 @@ int dns_answer_parse(const uint8_t *msg, size_t len, uint16_t id, uint16_t qtype
                 return -EAGAIN;
         uint16_t qd = get16(msg + 4), an = get16(msg + 6);
         size_t at = DNS_HEADER;
+        struct dns_addrs got = *ret; /* ret is written only when the whole answer parsed */
         if (qd != 1 || an > DNS_ANSWERS_MAX)
                 return -EPROTO;
         if (skip_name(msg, len, &at) < 0 || at + 4 > len || get16(msg + at) != qtype)
@@ -260,10 +261,11 @@ int dns_answer_parse(const uint8_t *msg, size_t len, uint16_t id, uint16_t qtype
                 if (at + rdlen > len)
                         return -EPROTO;
                 if (cls == 1 && type == qtype && type == DNS_TYPE_A && rdlen == 4)
-                        addrs_add(ret, AF_INET, msg + at);
+                        addrs_add(&got, AF_INET, msg + at);
                 else if (cls == 1 && type == qtype && type == DNS_TYPE_AAAA && rdlen == 16)
-                        addrs_add(ret, AF_INET6, msg + at);
+                        addrs_add(&got, AF_INET6, msg + at);
                 at += rdlen;
         }
+        *ret = got;
         return 0;
 }

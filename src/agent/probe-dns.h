@@ -59,5 +59,5 @@ int dns_query_build(const char *name, uint16_t id, uint16_t qtype, uint8_t *buf,
 /* The A/AAAA records of an answer to our query (id, qtype) appended to
  * ret (up to DNS_ADDRS_MAX). 0 (possibly none added: NODATA), -ENOENT for
  * NXDOMAIN, -EAGAIN for SERVFAIL/REFUSED, -EPROTO for anything malformed or
- * not an answer to that query. */
+ * not an answer to that query; ret is changed only on success. */
 int dns_answer_parse(const uint8_t *msg, size_t len, uint16_t id, uint16_t qtype, struct dns_addrs *ret);
