@@ -75,7 +75,7 @@ static int check_locus_supported(struct plan_builder *b, const struct drill_chec
                 return 0; /* the agent runs it in the target's netns (probe.run) */
         int r = pb_fail(
                 b, c->execution_pos,
-                "check '%s': execution %s with a %s probe is not implemented in this version; the agent "
+                "check '%s': execution %s with probe type %s is not implemented in this version; the agent "
                 "runs http and tcp probes from a container or service, every probe from the host "
                 "(execution: host)",
                 c->id, check_locus_to_string(c->execution), probe_type_to_string(c->probe.type));
