@@ -1,4 +1,5 @@
-/* probe.run: a check of the drill run from the target's side. The request
+/* probe.run: a check of the drill run from the target's side (http, tcp
+ * from its netns; file, process as its root and pid namespace show them). The request
  * is hostile: the probe's fields are re-checked (probe-request.c), the
  * target is resolved by the agent itself through its own engine socket, and
  * only then is its network namespace entered. The probe only connects and
@@ -9,6 +10,7 @@
 #include <stdio.h>
 
 #include "agent/probe-netns.h"
+#include "agent/probe-target.h"
 #include "agent/rpc.h"
 
 int agent_probe_run(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size) {
@@ -25,11 +27,15 @@ int agent_probe_run(struct agent_state *s, const json_t *params, json_t **ret, c
                 snprintf(msg, size, "target %s is not running: nothing to probe from", t.container_name);
                 return RPC_TARGET_MISSING;
         }
-        if (probe_view_read(&t.main, &view) < 0) {
+        if (req.kind == AGENT_PROBE_FILE)
+                probe_target_file(&t.main, &req, &out);
+        else if (req.kind == AGENT_PROBE_PROCESS)
+                probe_target_process(&t.main, &req, &out);
+        else if (probe_view_read(&t.main, &view) < 0) {
                 snprintf(msg, size, "target %s (pid %d) is gone", t.container_name, (int)t.main.pid);
                 return RPC_TARGET_MISSING;
-        }
-        probe_netns_run(&t.main, &view, &req, &out);
+        } else
+                probe_netns_run(&t.main, &view, &req, &out);
         *ret = json_pack(
                 "{s:b, s:f, s:I, s:s, s:s}", "ok", out.ok, "latency_ms", out.latency_ms, "status",
                 (json_int_t)out.status, "detail", out.detail, "container", t.container_name);

@@ -85,6 +85,8 @@ int agent_probe_url_parse(const char *url, struct agent_probe_req *req, char *ms
 static const char *kind_names[_AGENT_PROBE_KIND_MAX] = {
         [AGENT_PROBE_HTTP] = "http",
         [AGENT_PROBE_TCP] = "tcp",
+        [AGENT_PROBE_FILE] = "file",
+        [AGENT_PROBE_PROCESS] = "process",
 };
 
 static int parse_kind(const char *type, enum agent_probe_kind *ret) {
@@ -126,6 +128,43 @@ static int parse_tcp(const json_t *j, struct agent_probe_req *r, char *msg, size
         return 0;
 }
 
+static int parse_file(const json_t *j, struct agent_probe_req *r, char *msg, size_t size) {
+        const char *path = json_string_value(json_object_get(j, "path"));
+        const json_t *contains = json_object_get(j, "contains");
+        size_t n = path ? strnlen(path, PROBE_FILE_PATH_MAX + 1) : 0;
+        if (!path || path[0] != '/' || n > PROBE_FILE_PATH_MAX)
+                return bad(msg, size, "path: an absolute path of at most 4096 bytes");
+        memcpy(r->file_path, path, n + 1);
+        if (!contains)
+                return 0;
+        const char *text = json_string_value(contains);
+        n = text ? strnlen(text, PROBE_CONTAINS_MAX + 1) : 0;
+        if (!text || n == 0 || n > PROBE_CONTAINS_MAX || json_string_length(contains) != n)
+                return bad(msg, size, "contains: a string of 1..4096 bytes without NUL");
+        memcpy(r->contains, text, n + 1);
+        return 0;
+}
+
+static int parse_process(const json_t *j, struct agent_probe_req *r, char *msg, size_t size) {
+        const char *name = json_string_value(json_object_get(j, "name"));
+        const json_t *pid = json_object_get(j, "pid");
+        if (!name == !pid)
+                return bad(msg, size, "a process probe needs a name or a pid, not both");
+        if (pid) {
+                r->pid = json_integer_value(pid);
+                if (!json_is_integer(pid) || r->pid < 1 || r->pid > PROBE_PID_MAX)
+                        return bad(msg, size, "pid must be an integer 1..4194304");
+                return 0;
+        }
+        size_t n = strnlen(name, 256);
+        if (n == 0 || n > 255 || !printable(name, n))
+                return bad(msg, size, "name: 1..255 printable bytes");
+        /* the kernel keeps 15 bytes of a comm: a longer name is matched on them */
+        memcpy(r->name, name, MIN(n, (size_t)PROBE_COMM_MAX));
+        r->name[MIN(n, (size_t)PROBE_COMM_MAX)] = '\0';
+        return 0;
+}
+
 int agent_probe_req_from_json(const json_t *j, struct agent_probe_req *ret, char *msg, size_t size) {
         struct agent_probe_req r = { 0 };
         if (!json_is_object(j))
@@ -133,11 +172,20 @@ int agent_probe_req_from_json(const json_t *j, struct agent_probe_req *ret, char
         const char *type = json_string_value(json_object_get(j, "type"));
         const json_t *timeout = json_object_get(j, "timeout_ms");
         if (parse_kind(type, &r.kind) < 0)
-                return bad(msg, size, "type: http or tcp (the agent probes no other kind in this version)");
+                return bad(
+                        msg, size,
+                        "type: http, tcp, file or process (the agent probes no other kind in this version)");
         r.timeout_ms = json_integer_value(timeout);
         if (!json_is_integer(timeout) || r.timeout_ms < 1 || r.timeout_ms > PROBE_TIMEOUT_MAX_MS)
                 return bad(msg, size, "timeout_ms must be an integer 1..60000");
-        int x = r.kind == AGENT_PROBE_HTTP ? parse_http(j, &r, msg, size) : parse_tcp(j, &r, msg, size);
+        static int (*const parsers[_AGENT_PROBE_KIND_MAX])(
+                const json_t *, struct agent_probe_req *, char *, size_t) = {
+                [AGENT_PROBE_HTTP] = parse_http,
+                [AGENT_PROBE_TCP] = parse_tcp,
+                [AGENT_PROBE_FILE] = parse_file,
+                [AGENT_PROBE_PROCESS] = parse_process,
+        };
+        int x = parsers[r.kind](j, &r, msg, size);
         if (x < 0)
                 return x;
         *ret = r;

@@ -15,10 +15,16 @@
 #define PROBE_TIMEOUT_MAX_MS 60000
 #define PROBE_PATH_MAX       1024 /* an http path and query, as sent */
 #define PROBE_URL_MAX        2048
+#define PROBE_FILE_PATH_MAX  4096
+#define PROBE_CONTAINS_MAX   4096
+#define PROBE_COMM_MAX       15      /* TASK_COMM_LEN - 1: what /proc/PID/comm holds */
+#define PROBE_PID_MAX        4194304 /* PID_MAX_LIMIT */
 
 enum agent_probe_kind {
         AGENT_PROBE_HTTP,
         AGENT_PROBE_TCP,
+        AGENT_PROBE_FILE,
+        AGENT_PROBE_PROCESS,
         _AGENT_PROBE_KIND_MAX,
 };
 
@@ -31,6 +37,12 @@ struct agent_probe_req {
         char method[8]; /* GET or HEAD */
         char path[PROBE_PATH_MAX + 1];
         int64_t expected_status;
+        /* file: an absolute path in the target's root; contains "" when not asked */
+        char file_path[PROBE_FILE_PATH_MAX + 1];
+        char contains[PROBE_CONTAINS_MAX + 1];
+        /* process: a comm (at most 15 bytes, as the kernel keeps it) or a pid as the target numbers it */
+        char name[PROBE_COMM_MAX + 1];
+        int64_t pid;
 };
 
 /* 0, or -EINVAL with a one-line message in msg naming the bad field. */

@@ -19,6 +19,21 @@ static const char *check_container(const struct plan *pl, const struct drill_che
 }
 
 static json_t *probe_json(const struct drill_probe *p) {
+        json_int_t timeout = (json_int_t)p->timeout_ms;
+        if (p->type == PROBE_FILE)
+                return p->contains ? json_pack(
+                                             "{s:s, s:I, s:s, s:s}", "type", "file", "timeout_ms", timeout,
+                                             "path", p->path, "contains", p->contains)
+                                   : json_pack(
+                                             "{s:s, s:I, s:s}", "type", "file", "timeout_ms", timeout,
+                                             "path", p->path);
+        if (p->type == PROBE_PROCESS)
+                return p->process_name ? json_pack(
+                                                 "{s:s, s:I, s:s}", "type", "process", "timeout_ms", timeout,
+                                                 "name", p->process_name)
+                                       : json_pack(
+                                                 "{s:s, s:I, s:I}", "type", "process", "timeout_ms", timeout,
+                                                 "pid", (json_int_t)p->pid);
         if (p->type == PROBE_TCP)
                 return json_pack(
                         "{s:s, s:I, s:s, s:I}", "type", "tcp", "timeout_ms", (json_int_t)p->timeout_ms,

@@ -117,6 +117,40 @@ static double observed(const char *source, char *detail, size_t size) {
         return v;
 }
 
+/* file and process probes as ck14-a's root and pid namespace show them:
+ * nettool is its pid 1 and its only process; ck14-b runs busybox, no nettool. */
+static void test_file_and_process(void **state) {
+        char detail[512];
+        run_drill(
+                "kind: drill\nname: ck14-fp\ncontainers:\n  " B ":\n    faults:\n"
+                "      - {fault: net.partition, duration: 1s}\nexecution:\n"
+                "  - check_spec:\n"
+                "      - {id: f-ok, execution: container, target: " A
+                ", probe: {type: file, path: /nettool}}\n"
+                "      - {id: f-has, execution: container, target: " A
+                ", probe: {type: file, path: /etc/resolv.conf, contains: 127.0.0.11}}\n"
+                "      - {id: f-gone, execution: container, target: " A
+                ", probe: {type: file, path: /no-such}}\n"
+                "      - {id: f-lacks, execution: container, target: " A
+                ", probe: {type: file, path: /etc/resolv.conf, contains: ck14-absent}}\n"
+                "      - {id: p-ok, execution: container, target: " A
+                ", probe: {type: process, name: nettool}}\n"
+                "      - {id: p-pid, execution: container, target: " A ", probe: {type: process, pid: 1}}\n"
+                "      - {id: p-b, execution: container, target: " B
+                ", probe: {type: process, name: nettool}}\n"
+                "      - {id: p-nopid, execution: service, target: a, probe: {type: process, pid: 4000}}\n",
+                "**status**: completed");
+        assert_true(observed("f-ok", detail, sizeof(detail)) == 1);
+        assert_true(observed("f-has", detail, sizeof(detail)) == 1);
+        assert_true(observed("f-gone", detail, sizeof(detail)) == 0);
+        assert_non_null(strstr(detail, "No such file"));
+        assert_true(observed("f-lacks", detail, sizeof(detail)) == 0);
+        assert_true(observed("p-ok", detail, sizeof(detail)) == 1);
+        assert_true(observed("p-pid", detail, sizeof(detail)) == 1);
+        assert_true(observed("p-b", detail, sizeof(detail)) == 0); /* nettool runs, but not in ck14-b */
+        assert_true(observed("p-nopid", detail, sizeof(detail)) == 0);
+}
+
 /* Whatever a case kept in force is undone, so no keeper outlives the test. */
 static void recover_leftovers(void) {
         struct cmd_result r = mayhem((const char *const[]){ "inspect", "leases", "--json", NULL });
@@ -200,6 +234,7 @@ int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_http_by_alias_passes_then_fails_under_partition),
                 cmocka_unit_test(test_tcp_passes_and_fails),
+                cmocka_unit_test(test_file_and_process),
         };
         if (getenv("MH_TEST_FILTER"))
                 cmocka_set_test_filter(getenv("MH_TEST_FILTER"));
