@@ -77,7 +77,8 @@ static int check_locus_supported(struct plan_builder *b, const struct drill_chec
         int r = pb_fail(
                 b, c->execution_pos,
                 "check '%s': execution %s with probe type %s is not implemented in this version; the agent "
-                "runs http and tcp probes from a container or service, every probe from the host "
+                "runs http, tcp, file and process probes from a container or service, every probe from "
+                "the host "
                 "(execution: host)",
                 c->id, check_locus_to_string(c->execution), probe_type_to_string(c->probe.type));
         return not_implemented(b, r);

@@ -109,7 +109,7 @@ static void test_codec(void **state) {
 }
 
 static int parse(const char *json, char *msg, size_t size) {
-        json_t *j = json_loads(json, 0, NULL);
+        json_t *j = json_loads(json, JSON_ALLOW_NUL, NULL);
         struct agent_probe_req r;
         assert_non_null(j);
         int x = agent_probe_req_from_json(j, &r, msg, size);
@@ -152,6 +152,15 @@ static void test_request_checks(void **state) {
                 "{\"type\":\"exec\",\"timeout_ms\":2000,\"cmd\":[\"/bin/sh\"]}",
                 "{\"timeout_ms\":2000}",
                 "[]",
+                "{\"type\":\"file\",\"timeout_ms\":1000,\"path\":\"etc/hosts\"}",
+                "{\"type\":\"file\",\"timeout_ms\":1000,\"path\":\"/etc/hosts\",\"contains\":\"\"}",
+                "{\"type\":\"file\",\"timeout_ms\":1000,\"path\":\"/etc/hosts\",\"contains\":\"a\\u0000b\"}",
+                "{\"type\":\"file\",\"timeout_ms\":1000,\"path\":\"/etc/hosts\",\"contains\":7}",
+                "{\"type\":\"process\",\"timeout_ms\":1000}",
+                "{\"type\":\"process\",\"timeout_ms\":1000,\"name\":\"a\",\"pid\":1}",
+                "{\"type\":\"process\",\"timeout_ms\":1000,\"pid\":0}",
+                "{\"type\":\"process\",\"timeout_ms\":1000,\"pid\":4194305}",
+                "{\"type\":\"process\",\"timeout_ms\":1000,\"name\":\"a\\nb\"}",
         };
         for (size_t i = 0; i < sizeof(hostile) / sizeof(hostile[0]); i++) {
                 msg[0] = '\0';
@@ -159,6 +168,10 @@ static void test_request_checks(void **state) {
                         fail_msg("accepted %s", hostile[i]);
                 assert_non_null(strstr(msg, "probe.run: "));
         }
+        assert_int_equal(
+                parse("{\"type\":\"process\",\"timeout_ms\":1000,\"name\":\"a-very-long-process-name\"}",
+                      msg, sizeof(msg)),
+                0);
         char long_host[300];
         memset(long_host, 'a', sizeof(long_host) - 1);
         long_host[sizeof(long_host) - 1] = '\0';
