@@ -3,9 +3,9 @@
  * hostile to the agent.
  *
  * Checks: a request is accepted only with a known kind, a timeout in
- * 1..PROBE_TIMEOUT_MAX_MS, a port in 1..65535, a NUL-terminated host that
- * is a DNS name or an address, an http path that starts with '/' and holds
- * no blank or control byte, a GET or HEAD; a refusal names probe.run. */
+ * 1..PROBE_TIMEOUT_MAX_MS; http/tcp: a port in 1..65535, a NUL-terminated
+ * host; file: an absolute path; process: a comm of <= 15 bytes or a pid; an http path that starts with '/'
+ * and holds no blank or control byte, a GET or HEAD; a refusal names probe.run. */
 
 #include <assert.h>
 #include <jansson.h>
@@ -29,8 +29,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                 return 0;
         }
         assert(r.kind < _AGENT_PROBE_KIND_MAX);
-        assert(r.timeout_ms >= 1 && r.timeout_ms <= PROBE_TIMEOUT_MAX_MS && r.port >= 1);
-        assert(strnlen(r.host, sizeof(r.host)) < sizeof(r.host) && r.host[0]);
+        assert(r.timeout_ms >= 1 && r.timeout_ms <= PROBE_TIMEOUT_MAX_MS);
+        if (r.kind == AGENT_PROBE_HTTP || r.kind == AGENT_PROBE_TCP)
+                assert(r.port >= 1 && strnlen(r.host, sizeof(r.host)) < sizeof(r.host) && r.host[0]);
+        if (r.kind == AGENT_PROBE_FILE)
+                assert(r.file_path[0] == '/' &&
+                       strnlen(r.file_path, sizeof(r.file_path)) < sizeof(r.file_path));
+        if (r.kind == AGENT_PROBE_PROCESS)
+                assert(r.name[0] ? strlen(r.name) <= PROBE_COMM_MAX : r.pid >= 1 && r.pid <= PROBE_PID_MAX);
         if (r.kind == AGENT_PROBE_HTTP) {
                 assert(r.path[0] == '/');
                 for (const char *p = r.path; *p; p++)
