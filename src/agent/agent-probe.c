@@ -27,7 +27,16 @@ int agent_probe_run(struct agent_state *s, const json_t *params, json_t **ret, c
                 snprintf(msg, size, "target %s is not running: nothing to probe from", t.container_name);
                 return RPC_TARGET_MISSING;
         }
-        if (req.kind == AGENT_PROBE_FILE)
+        if (req.kind == AGENT_PROBE_EXEC) {
+                int kind = engine_kind_from_string(t.engine);
+                struct engine *e = kind >= 0 ? agent_engine(s, (enum engine_kind)kind, msg, size) : NULL;
+                if (!e) {
+                        if (kind < 0)
+                                snprintf(msg, size, "probe.run: an exec probe needs a container target");
+                        return RPC_TASK_FAILED;
+                }
+                probe_target_exec(e, &t, &req, &out);
+        } else if (req.kind == AGENT_PROBE_FILE)
                 probe_target_file(&t.main, &req, &out);
         else if (req.kind == AGENT_PROBE_PROCESS)
                 probe_target_process(&t.main, &req, &out);

@@ -83,10 +83,8 @@ int agent_probe_url_parse(const char *url, struct agent_probe_req *req, char *ms
 }
 
 static const char *kind_names[_AGENT_PROBE_KIND_MAX] = {
-        [AGENT_PROBE_HTTP] = "http",
-        [AGENT_PROBE_TCP] = "tcp",
-        [AGENT_PROBE_FILE] = "file",
-        [AGENT_PROBE_PROCESS] = "process",
+        [AGENT_PROBE_HTTP] = "http",       [AGENT_PROBE_TCP] = "tcp",   [AGENT_PROBE_FILE] = "file",
+        [AGENT_PROBE_PROCESS] = "process", [AGENT_PROBE_EXEC] = "exec",
 };
 
 static int parse_kind(const char *type, enum agent_probe_kind *ret) {
@@ -165,6 +163,28 @@ static int parse_process(const json_t *j, struct agent_probe_req *r, char *msg, 
         return 0;
 }
 
+static int parse_exec(const json_t *j, struct agent_probe_req *r, char *msg, size_t size) {
+        const json_t *cmd = json_object_get(j, "cmd"), *code = json_object_get(j, "expected_exit_code");
+        size_t n = json_array_size(cmd);
+        if (!json_is_array(cmd) || n == 0 || n > PROBE_ARGV_MAX)
+                return bad(msg, size, "cmd: an array of 1..64 strings");
+        for (size_t i = 0; i < n; i++) {
+                const json_t *a = json_array_get(cmd, i);
+                const char *v = json_string_value(a);
+                size_t len = v ? strnlen(v, PROBE_ARG_MAX + 1) : 0;
+                if (!v || len > PROBE_ARG_MAX || json_string_length(a) != len || (i == 0 && len == 0))
+                        return bad(
+                                msg, size, "cmd: each argument a string of at most 4096 bytes without NUL");
+                r->cmd[i] = v;
+        }
+        r->cmd[n] = NULL;
+        r->n_cmd = n;
+        r->expected_exit_code = code ? json_integer_value(code) : 0;
+        if ((code && !json_is_integer(code)) || r->expected_exit_code < 0 || r->expected_exit_code > 255)
+                return bad(msg, size, "expected_exit_code must be an integer 0..255");
+        return 0;
+}
+
 int agent_probe_req_from_json(const json_t *j, struct agent_probe_req *ret, char *msg, size_t size) {
         struct agent_probe_req r = { 0 };
         if (!json_is_object(j))
@@ -174,16 +194,16 @@ int agent_probe_req_from_json(const json_t *j, struct agent_probe_req *ret, char
         if (parse_kind(type, &r.kind) < 0)
                 return bad(
                         msg, size,
-                        "type: http, tcp, file or process (the agent probes no other kind in this version)");
+                        "type: http, tcp, file, process or exec (the agent probes no other kind in this "
+                        "version)");
         r.timeout_ms = json_integer_value(timeout);
         if (!json_is_integer(timeout) || r.timeout_ms < 1 || r.timeout_ms > PROBE_TIMEOUT_MAX_MS)
                 return bad(msg, size, "timeout_ms must be an integer 1..60000");
         static int (*const parsers[_AGENT_PROBE_KIND_MAX])(
                 const json_t *, struct agent_probe_req *, char *, size_t) = {
-                [AGENT_PROBE_HTTP] = parse_http,
-                [AGENT_PROBE_TCP] = parse_tcp,
-                [AGENT_PROBE_FILE] = parse_file,
-                [AGENT_PROBE_PROCESS] = parse_process,
+                [AGENT_PROBE_HTTP] = parse_http, [AGENT_PROBE_TCP] = parse_tcp,
+                [AGENT_PROBE_FILE] = parse_file, [AGENT_PROBE_PROCESS] = parse_process,
+                [AGENT_PROBE_EXEC] = parse_exec,
         };
         int x = parsers[r.kind](j, &r, msg, size);
         if (x < 0)

@@ -19,12 +19,15 @@
 #define PROBE_CONTAINS_MAX   4096
 #define PROBE_COMM_MAX       15      /* TASK_COMM_LEN - 1: what /proc/PID/comm holds */
 #define PROBE_PID_MAX        4194304 /* PID_MAX_LIMIT */
+#define PROBE_ARGV_MAX       64
+#define PROBE_ARG_MAX        4096
 
 enum agent_probe_kind {
         AGENT_PROBE_HTTP,
         AGENT_PROBE_TCP,
         AGENT_PROBE_FILE,
         AGENT_PROBE_PROCESS,
+        AGENT_PROBE_EXEC,
         _AGENT_PROBE_KIND_MAX,
 };
 
@@ -43,6 +46,10 @@ struct agent_probe_req {
         /* process: a comm (at most 15 bytes, as the kernel keeps it) or a pid as the target numbers it */
         char name[PROBE_COMM_MAX + 1];
         int64_t pid;
+        /* exec: the argv, pointing into the request's JSON (valid while it lives) */
+        const char *cmd[PROBE_ARGV_MAX + 1];
+        size_t n_cmd;
+        int64_t expected_exit_code;
 };
 
 /* 0, or -EINVAL with a one-line message in msg naming the bad field. */

@@ -157,3 +157,34 @@ void probe_target_process(
                         out->detail, sizeof(out->detail), "pid %lld %s in the target's pid namespace",
                         (long long)req->pid, out->ok ? "is running" : "not found");
 }
+
+void probe_target_exec(
+        struct engine *e, const struct target_identity *t, const struct agent_probe_req *req,
+        struct probe_outcome *out) {
+        double start = monotonic_ms();
+        struct mh_error err = { 0 };
+        int code = -1;
+        *out = (struct probe_outcome){ 0 };
+        if (req->cmd[0][0] == '/') { /* say plainly what the image lacks, not a bare 127 */
+                _cleanup_close_ int root = root_of(&t->main);
+                _cleanup_close_ int fd = root < 0 ? -EBADF : open_in_root(root, req->cmd[0], O_PATH);
+                if (root >= 0 && fd == -ENOENT) {
+                        snprintf(out->detail, sizeof(out->detail), "the image has no %.200s", req->cmd[0]);
+                        return;
+                }
+        }
+        int r = engine_container_exec(
+                e, t->container_id, req->cmd, req->n_cmd, req->timeout_ms, &code, &err);
+        out->latency_ms = monotonic_ms() - start;
+        if (r < 0) {
+                snprintf(
+                        out->detail, sizeof(out->detail), "%.60s in the target: %.170s", req->cmd[0],
+                        err.msg);
+                return;
+        }
+        out->ok = code == req->expected_exit_code;
+        snprintf(
+                out->detail, sizeof(out->detail), "%.100s exited %d in the target, expected %lld%s",
+                req->cmd[0], code, (long long)req->expected_exit_code,
+                code == 127 ? " (127: the image has no such command in its PATH)" : "");
+}

@@ -62,6 +62,7 @@ struct engine_call {
                 reply_type; /* JSON_OBJECT or JSON_ARRAY: parse a 2xx reply as that; JSON_NULL: ignore it */
         long alt_status;    /* a status with its own meaning for this call ... */
         int alt_code;       /* ... 0: success (304 on start), < 0: that error (409 on unpause: -EALREADY) */
+        const char *body;   /* JSON sent with the call, or NULL */
 };
 
 /* Sends one call. Replies 2xx and alt_status are answers; >= 400 are errors

@@ -71,14 +71,15 @@ static int check_locus_supported(struct plan_builder *b, const struct drill_chec
                                    "check '%s': only http:// URLs are probed from the target's side in "
                                    "this version (https is probed from the host: execution: host)",
                                    c->id));
-        if (from_target && (c->probe.type == PROBE_HTTP || c->probe.type == PROBE_TCP ||
-                            c->probe.type == PROBE_FILE || c->probe.type == PROBE_PROCESS))
+        if (from_target &&
+            (c->probe.type == PROBE_HTTP || c->probe.type == PROBE_TCP || c->probe.type == PROBE_FILE ||
+             c->probe.type == PROBE_PROCESS || c->probe.type == PROBE_EXEC))
                 return 0; /* the agent runs it from the target's side (probe.run) */
         int r = pb_fail(
                 b, c->execution_pos,
                 "check '%s': execution %s with probe type %s is not implemented in this version; the agent "
-                "runs http, tcp, file and process probes from a container or service, every probe from "
-                "the host "
+                "runs http, tcp, file, process and exec probes from a container or service, every probe "
+                "from the host "
                 "(execution: host)",
                 c->id, check_locus_to_string(c->execution), probe_type_to_string(c->probe.type));
         return not_implemented(b, r);

@@ -27,6 +27,14 @@ static json_t *probe_json(const struct drill_probe *p) {
                                    : json_pack(
                                              "{s:s, s:I, s:s}", "type", "file", "timeout_ms", timeout,
                                              "path", p->path);
+        if (p->type == PROBE_EXEC) {
+                json_t *cmd = json_array();
+                for (size_t i = 0; cmd && i < p->n_cmd; i++)
+                        json_array_append_new(cmd, json_string(p->cmd[i]));
+                return json_pack(
+                        "{s:s, s:I, s:o, s:I}", "type", "exec", "timeout_ms", timeout, "cmd", cmd,
+                        "expected_exit_code", (json_int_t)p->expected_exit_code);
+        }
         if (p->type == PROBE_PROCESS)
                 return p->process_name ? json_pack(
                                                  "{s:s, s:I, s:s}", "type", "process", "timeout_ms", timeout,

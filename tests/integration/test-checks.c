@@ -151,6 +151,27 @@ static void test_file_and_process(void **state) {
         assert_true(observed("p-nopid", detail, sizeof(detail)) == 0);
 }
 
+/* exec through the engine's exec API: ck14-b's image holds /busybox only. */
+static void test_exec(void **state) {
+        char detail[512];
+        run_drill(
+                "kind: drill\nname: ck14-exec\ncontainers:\n  " B ":\n    faults:\n"
+                "      - {fault: net.partition, duration: 1s}\nexecution:\n"
+                "  - check_spec:\n"
+                "      - {id: e-ok, execution: container, target: " B
+                ", probe: {type: exec, cmd: [/busybox, test, -f, /etc/hostname], timeout: 5s}}\n"
+                "      - {id: e-exit, execution: container, target: " B
+                ", probe: {type: exec, cmd: [/busybox, test, -f, /no-such], timeout: 5s}}\n"
+                "      - {id: e-none, execution: container, target: " B
+                ", probe: {type: exec, cmd: [/bin/cat, /etc/hostname], timeout: 5s}}\n",
+                "**status**: completed");
+        assert_true(observed("e-ok", detail, sizeof(detail)) == 1);
+        assert_true(observed("e-exit", detail, sizeof(detail)) == 0);
+        assert_non_null(strstr(detail, "exited 1"));
+        assert_true(observed("e-none", detail, sizeof(detail)) == 0);
+        assert_non_null(strstr(detail, "the image has no /bin/cat"));
+}
+
 /* Whatever a case kept in force is undone, so no keeper outlives the test. */
 static void recover_leftovers(void) {
         struct cmd_result r = mayhem((const char *const[]){ "inspect", "leases", "--json", NULL });
@@ -235,6 +256,7 @@ int main(void) {
                 cmocka_unit_test(test_http_by_alias_passes_then_fails_under_partition),
                 cmocka_unit_test(test_tcp_passes_and_fails),
                 cmocka_unit_test(test_file_and_process),
+                cmocka_unit_test(test_exec),
         };
         if (getenv("MH_TEST_FILTER"))
                 cmocka_set_test_filter(getenv("MH_TEST_FILTER"));

@@ -149,7 +149,13 @@ static void test_request_checks(void **state) {
                 "{\"type\":\"tcp\",\"timeout_ms\":2000,\"host\":\"web\",\"port\":70000}",
                 "{\"type\":\"tcp\",\"timeout_ms\":2000,\"host\":\"-;rm\",\"port\":80}",
                 "{\"type\":\"tcp\",\"timeout_ms\":2000,\"port\":80}",
-                "{\"type\":\"exec\",\"timeout_ms\":2000,\"cmd\":[\"/bin/sh\"]}",
+                "{\"type\":\"exec\",\"timeout_ms\":2000,\"cmd\":[]}",
+                "{\"type\":\"exec\",\"timeout_ms\":2000,\"cmd\":\"/bin/sh -c x\"}",
+                "{\"type\":\"exec\",\"timeout_ms\":2000,\"cmd\":[\"\"]}",
+                "{\"type\":\"exec\",\"timeout_ms\":2000,\"cmd\":[\"/bin/cat\", 7]}",
+                "{\"type\":\"exec\",\"timeout_ms\":2000,\"cmd\":[\"/bin/c\\u0000at\"]}",
+                "{\"type\":\"exec\",\"timeout_ms\":2000,\"cmd\":[\"/bin/true\"],\"expected_exit_code\":256}",
+                "{\"type\":\"metric\",\"timeout_ms\":2000}",
                 "{\"timeout_ms\":2000}",
                 "[]",
                 "{\"type\":\"file\",\"timeout_ms\":1000,\"path\":\"etc/hosts\"}",
@@ -171,6 +177,17 @@ static void test_request_checks(void **state) {
         assert_int_equal(
                 parse("{\"type\":\"process\",\"timeout_ms\":1000,\"name\":\"a-very-long-process-name\"}",
                       msg, sizeof(msg)),
+                0);
+        char many[1024];
+        size_t at = (size_t)snprintf(
+                many, sizeof(many), "{\"type\":\"exec\",\"timeout_ms\":1000,\"cmd\":[\"a\"");
+        for (int i = 0; i < 64; i++)
+                at += (size_t)snprintf(many + at, sizeof(many) - at, ",\"a\"");
+        snprintf(many + at, sizeof(many) - at, "]}");
+        assert_int_equal(parse(many, msg, sizeof(msg)), -EINVAL); /* 65 arguments */
+        assert_int_equal(
+                parse("{\"type\":\"exec\",\"timeout_ms\":1000,\"cmd\":[\"/bin/cat\",\"/etc/hosts\"]}", msg,
+                      sizeof(msg)),
                 0);
         char long_host[300];
         memset(long_host, 'a', sizeof(long_host) - 1);

@@ -78,22 +78,25 @@ static const struct bad refused[] = {
             "        probe: {type: metric, endpoint: \"http://api/m\", query: up}\n",
           V, 10, 20,
           "check 'check-0001-0': execution container with probe type metric is not implemented in this "
-          "version; the agent runs http, tcp, file and process probes from a container or service, every "
+          "version; the agent runs http, tcp, file, process and exec probes from a container or service, "
+          "every "
           "probe from the "
           "host (execution: host)" },
         { F "      - fault: proc.pause\n" X
             "  - check_spec:\n      - {id: s, execution: service, target: api,\n"
-            "         probe: {type: exec, cmd: [/bin/true]}}\n",
+            "         probe: {type: metric, endpoint: \"http://api/m\", query: up}}\n",
           V, 10, 28,
-          "check 's': execution service with probe type exec is not implemented in this version; "
-          "the agent runs http, tcp, file and process probes from a container or service, every probe from "
+          "check 's': execution service with probe type metric is not implemented in this version; "
+          "the agent runs http, tcp, file, process and exec probes from a container or service, every probe "
+          "from "
           "the host (execution: host)" },
         { F "      - fault: proc.pause\n" X
             "  - check_spec:\n      - {id: p, execution: process, target: x,\n"
             "         probe: {type: tcp, host: h, port: 1}}\n",
           V, 10, 28,
           "check 'p': execution process with probe type tcp is not implemented in this version; "
-          "the agent runs http, tcp, file and process probes from a container or service, every probe from "
+          "the agent runs http, tcp, file, process and exec probes from a container or service, every probe "
+          "from "
           "the host (execution: host)" },
         { F "      - fault: proc.pause\n" X
             "  - check_spec:\n      - {id: t, execution: container, target: api,\n"
