@@ -35,6 +35,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (r.kind == AGENT_PROBE_FILE)
                 assert(r.file_path[0] == '/' &&
                        strnlen(r.file_path, sizeof(r.file_path)) < sizeof(r.file_path));
+        if (r.kind == AGENT_PROBE_EXEC) {
+                assert(r.n_cmd >= 1 && r.n_cmd <= PROBE_ARGV_MAX && r.cmd[r.n_cmd] == NULL && r.cmd[0][0]);
+                assert(r.expected_exit_code >= 0 && r.expected_exit_code <= 255);
+        }
         if (r.kind == AGENT_PROBE_PROCESS)
                 assert(r.name[0] ? strlen(r.name) <= PROBE_COMM_MAX : r.pid >= 1 && r.pid <= PROBE_PID_MAX);
         if (r.kind == AGENT_PROBE_HTTP) {

@@ -172,6 +172,23 @@ static void test_exec(void **state) {
         assert_non_null(strstr(detail, "the image has no /bin/cat"));
 }
 
+/* A check from a container that does not exist: a failed observation with
+ * the agent's reason, within the probe's timeout plus the margin. */
+static void test_target_gone(void **state) {
+        char detail[512];
+        run_drill(
+                "kind: drill\nname: ck14-gone\ncontainers:\n  " B ":\n    faults:\n"
+                "      - {fault: net.partition, duration: 1s}\nexecution:\n"
+                "  - check_spec:\n"
+                "      - {id: g, execution: container, target: ck14-gone, probe: {type: tcp, host: " B
+                ", port: 8080, timeout: 1s}}\n",
+                "**status**: completed");
+        assert_true(observed("g", detail, sizeof(detail)) == 0);
+        assert_non_null(strstr(detail, "the agent could not probe"));
+        double ms = observed("g.latency_ms", detail, sizeof(detail));
+        assert_true(ms >= 0 && ms < 6000); /* timeout 1 s + the 5 s margin, never a hang */
+}
+
 /* Whatever a case kept in force is undone, so no keeper outlives the test. */
 static void recover_leftovers(void) {
         struct cmd_result r = mayhem((const char *const[]){ "inspect", "leases", "--json", NULL });
@@ -257,6 +274,7 @@ int main(void) {
                 cmocka_unit_test(test_tcp_passes_and_fails),
                 cmocka_unit_test(test_file_and_process),
                 cmocka_unit_test(test_exec),
+                cmocka_unit_test(test_target_gone),
         };
         if (getenv("MH_TEST_FILTER"))
                 cmocka_set_test_filter(getenv("MH_TEST_FILTER"));
