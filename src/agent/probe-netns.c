@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -87,7 +88,9 @@ static int dns_ask(
         int family = inet_pton(AF_INET, server, sa) == 1 ? AF_INET : AF_INET6;
         if (family == AF_INET6 && inet_pton(AF_INET6, server, sa) != 1)
                 return -EINVAL;
-        uint16_t id = (uint16_t)(monotonic_ms() * 1000.0);
+        uint16_t id = 0; /* unpredictable, so a datagram from inside the target cannot guess it */
+        if (getrandom(&id, sizeof(id), GRND_NONBLOCK) != (ssize_t)sizeof(id))
+                id = (uint16_t)(monotonic_ms() * 1000.0);
         int qlen = dns_query_build(name, id, qtype, q, sizeof(q));
         if (qlen < 0)
                 return qlen;
