@@ -185,6 +185,7 @@ static const struct {
         { "lease.keep", agent_lease_keep, false },
         { "task.execute", agent_task_execute, true },
         { "target.resolve", agent_target_resolve, true },
+        { "probe.run", agent_probe_run, true },
 };
 
 agent_method agent_method_find(const char *name, bool *ret_slow) {

@@ -218,3 +218,8 @@ int agent_target_check(
         *t = now;
         return 0;
 }
+
+int agent_target_of(
+        struct agent_state *s, const json_t *target, struct target_identity *ret, char *msg, size_t size) {
+        return resolve(s, target, ret, msg, size);
+}

@@ -88,6 +88,12 @@ agent_method agent_method_find(const char *name, bool *ret_slow);
  * it; NULL with msg when it cannot be reached. */
 struct engine *agent_engine(struct agent_state *s, enum engine_kind kind, char *msg, size_t size);
 int agent_target_resolve(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size);
+/* The target a request names ({"engine", "container"} or a host process),
+ * resolved as target.resolve does: 0 or an rpc_code with msg. */
+int agent_target_of(
+        struct agent_state *s, const json_t *target, struct target_identity *ret, char *msg, size_t size);
+/* agent-probe.c: probe.run, a read-only http / tcp probe from the target's side. */
+int agent_probe_run(struct agent_state *s, const json_t *params, json_t **ret, char *msg, size_t size);
 /* Plain host processes need the host role (catalog.h, ROLES_HOST_TARGET):
  * 0, or RPC_SAFETY_REFUSED with msg ("not authorized to WHAT a host process"). */
 int agent_host_allowed(struct agent_state *s, const char *what, char *msg, size_t size);

@@ -168,6 +168,7 @@ int engine_request(
                 .method = call->method,
                 .url = url.data,
                 .unix_socket = e->socket,
+                .body = call->body,
                 .timeout_ms = call->timeout_ms ? call->timeout_ms : ENGINE_TIMEOUT_MS,
                 .max_body = max,
         };

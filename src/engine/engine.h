@@ -149,6 +149,17 @@ int engine_container_pause(struct engine *e, const char *id, struct mh_error *re
  * done. Newer engines say so with HTTP 409; dockerd 20.10 answers HTTP 500 and
  * Podman HTTP 500 "container state improper", so after those the container
  * is inspected and its state decides. */
+/* engine-exec.c: runs argv (n 1..ENGINE_EXEC_ARGV_MAX, no shell) in the
+ * running container id through the engine's exec API (create, start
+ * detached: no output is read, so none can grow without bound; inspect until
+ * it exits or timeout_ms passes). 0 with *ret_exit_code; -ETIMEDOUT (the
+ * process is left to the engine: exec instances cannot be killed by the
+ * API); the engine's errors otherwise, its message in reterr (a missing
+ * binary is the engine's "no such file" at start). */
+#define ENGINE_EXEC_ARGV_MAX 64
+int engine_container_exec(
+        struct engine *e, const char *id, const char *const *argv, size_t n, int64_t timeout_ms,
+        int *ret_exit_code, struct mh_error *reterr);
 int engine_container_unpause(struct engine *e, const char *id, struct mh_error *reterr);
 
 /* GET /containers/{id}/logs?stdout=1&stderr=1&timestamps=1&tail=N[&since=S]

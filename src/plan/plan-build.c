@@ -202,17 +202,23 @@ static int plan_lanes(struct plan_builder *b, struct plan_step *ps) {
         return 0;
 }
 
-static int check_check_targets(struct plan_builder *b, const struct drill_step *st) {
+static int check_check_targets(struct plan_builder *b, struct plan_step *ps) {
+        const struct drill_step *st = ps->src;
         const struct topo_container *c = NULL;
         char what[128];
         int r;
+        if (st->n_checks &&
+            !(ps->check_containers = arena_alloc_array(&b->plan->arena, st->n_checks, sizeof(char *))))
+                return pb_oom(b);
         for (size_t i = 0; i < st->n_checks; i++) {
                 const struct drill_check *ck = &st->checks[i];
+                ps->check_containers[i] = NULL;
                 if (ck->execution != CHECK_LOCUS_CONTAINER && ck->execution != CHECK_LOCUS_SERVICE)
                         continue;
                 snprintf(what, sizeof(what), "check '%s' target", ck->id);
                 if ((r = resolve(b, ck->target, ck->target_pos, what, &c)) < 0)
                         return r;
+                ps->check_containers[i] = c->name;
         }
         return 0;
 }
@@ -232,7 +238,7 @@ static int plan_steps(struct plan_builder *b) {
                         if ((r = plan_lanes(b, ps)) >= 0 && (r = plan_gate_lanes(b, ps)) >= 0)
                                 r = plan_blast_step(b, ps);
                 } else
-                        r = check_check_targets(b, ps->src);
+                        r = check_check_targets(b, ps);
                 if (r < 0)
                         return r;
         }

@@ -6,6 +6,7 @@
 #include "plan-internal.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "basic/units.h"
 
@@ -61,11 +62,25 @@ int plan_support_fault(struct plan_builder *b, const struct plan_fault *f) {
 static int check_locus_supported(struct plan_builder *b, const struct drill_check *c) {
         if (c->execution == CHECK_LOCUS_HOST)
                 return 0;
-        int r =
-                pb_fail(b, c->execution_pos,
-                        "check '%s': execution %s is not implemented in this version; checks run on the "
-                        "controller's host (execution: host)",
-                        c->id, check_locus_to_string(c->execution));
+        bool from_target = c->execution == CHECK_LOCUS_CONTAINER || c->execution == CHECK_LOCUS_SERVICE;
+        if (from_target && c->probe.type == PROBE_HTTP && c->probe.url &&
+            strncmp(c->probe.url, "http://", 7) != 0)
+                return not_implemented(
+                        b, pb_fail(b, c->probe.pos,
+                                   "check '%s': only http:// URLs are probed from the target's side in "
+                                   "this version (https is probed from the host: execution: host)",
+                                   c->id));
+        if (from_target &&
+            (c->probe.type == PROBE_HTTP || c->probe.type == PROBE_TCP || c->probe.type == PROBE_FILE ||
+             c->probe.type == PROBE_PROCESS || c->probe.type == PROBE_EXEC))
+                return 0; /* the agent runs it from the target's side (probe.run) */
+        int r = pb_fail(
+                b, c->execution_pos,
+                "check '%s': execution %s with probe type %s is not implemented in this version; the agent "
+                "runs http, tcp, file, process and exec probes from a container or service, every probe "
+                "from the host "
+                "(execution: host)",
+                c->id, check_locus_to_string(c->execution), probe_type_to_string(c->probe.type));
         return not_implemented(b, r);
 }
 

@@ -52,6 +52,9 @@ struct plan_step {
         const struct drill_step *src;
         struct plan_lane *lanes; /* parallel: lanes run concurrently; sequential: one after another */
         size_t n_lanes;
+        /* per check of src: the container its probe runs from (execution
+         * container or service, resolved here), NULL for a host check */
+        const char **check_containers;
 };
 
 /* One gate outcome, recorded like the reference's SafetyDecision. A plan

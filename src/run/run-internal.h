@@ -130,6 +130,12 @@ void runner_observer_stop(struct runner *r, pthread_t thread);
 void runner_collect_logs(struct runner *r);
 const struct observation *runner_latest(struct runner *r, const char *source);
 
+/* run-check-remote.c: a check's probe, run where its execution says: on
+ * this host (probe_run), or through the agent from the container the plan
+ * resolved (probe.run), bounded by the probe's timeout plus a margin; a
+ * check that cannot run is a failed result with the reason. */
+void runner_check_probe(struct runner *r, const struct drill_check *c, struct probe_result *ret);
+
 /* run-steps.c, run-fault.c */
 int runner_steps(struct runner *r);
 /* Runs one fault's whole lifecycle; false when it failed. */

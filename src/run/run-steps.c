@@ -53,7 +53,7 @@ static bool run_lanes(struct runner *r, const struct plan_step *ps, const char *
 
 static bool run_check(struct runner *r, const struct drill_check *c) {
         struct probe_result pr;
-        probe_run(&c->probe, &pr);
+        runner_check_probe(r, c, &pr);
         runner_observe_probe(r, c->id, &c->probe, &pr);
         runner_progress(r, "  [%s] check %s: %s", pr.ok ? "ok" : "FAIL", c->id, pr.detail);
         return pr.ok;
@@ -81,7 +81,10 @@ static bool run_wait_until(struct runner *r, const struct drill_step *st) {
         double until = monotonic_ms() + (double)st->until_timeout_ms;
         struct probe_result pr = { 0 };
         for (;;) {
-                probe_run(p, &pr);
+                if (c)
+                        runner_check_probe(r, c, &pr);
+                else
+                        probe_run(p, &pr);
                 if (c)
                         runner_observe_probe(r, c->id, p, &pr);
                 if (pr.ok) {

@@ -75,22 +75,35 @@ static const struct bad refused[] = {
         /* checks this build cannot run: the execution value, line 10 col 20 */
         { F "      - fault: proc.pause\n" X
             "  - check_spec:\n      - execution: container\n        target: api\n"
-            "        probe: {type: tcp, host: h, port: 1}\n",
+            "        probe: {type: metric, endpoint: \"http://api/m\", query: up}\n",
           V, 10, 20,
-          "check 'check-0001-0': execution container is not implemented in this version; checks run on the "
-          "controller's host (execution: host)" },
+          "check 'check-0001-0': execution container with probe type metric is not implemented in this "
+          "version; the agent runs http, tcp, file, process and exec probes from a container or service, "
+          "every "
+          "probe from the "
+          "host (execution: host)" },
         { F "      - fault: proc.pause\n" X
             "  - check_spec:\n      - {id: s, execution: service, target: api,\n"
-            "         probe: {type: tcp, host: h, port: 1}}\n",
+            "         probe: {type: metric, endpoint: \"http://api/m\", query: up}}\n",
           V, 10, 28,
-          "check 's': execution service is not implemented in this version; checks run on the controller's "
-          "host (execution: host)" },
+          "check 's': execution service with probe type metric is not implemented in this version; "
+          "the agent runs http, tcp, file, process and exec probes from a container or service, every probe "
+          "from "
+          "the host (execution: host)" },
         { F "      - fault: proc.pause\n" X
             "  - check_spec:\n      - {id: p, execution: process, target: x,\n"
             "         probe: {type: tcp, host: h, port: 1}}\n",
           V, 10, 28,
-          "check 'p': execution process is not implemented in this version; checks run on the controller's "
-          "host (execution: host)" },
+          "check 'p': execution process with probe type tcp is not implemented in this version; "
+          "the agent runs http, tcp, file, process and exec probes from a container or service, every probe "
+          "from "
+          "the host (execution: host)" },
+        { F "      - fault: proc.pause\n" X
+            "  - check_spec:\n      - {id: t, execution: container, target: api,\n"
+            "         probe: {type: http, url: \"https://api/\"}}\n",
+          V, 11, 17,
+          "check 't': only http:// URLs are probed from the target's side in this version (https is probed "
+          "from the host: execution: host)" },
         /* holds config.timeout ends first */
         { H "config: {timeout: 1m}\ncontainers:\n  api:\n    faults:\n      - {fault: container.pause, "
             "duration: 2m}\n" X,
