@@ -65,7 +65,7 @@ struct engine_call {
         /* Non-NULL: a 2xx reply's body is moved here as it came (logs), and
          * a body over max_body is kept cut (raw->truncated) instead of -EFBIG. */
         struct http_response *raw;
-        const char *body;   /* JSON sent with the call, or NULL */
+        const char *body; /* JSON sent with the call, or NULL */
 };
 
 /* Sends one call. Replies 2xx and alt_status are answers; >= 400 are errors
