@@ -189,9 +189,9 @@ static void test_runnable_end_to_end(void **state) {
          * the API's request lines. */
         char *obs = rows(OBS_SQL, run_id);
         print_message("observations:\n%s", obs);
-        assert_non_null(strstr(obs, "api-health|1|1"));
-        assert_non_null(strstr(obs, "check-0002-0|1|0"));
-        assert_non_null(strstr(obs, "api.logs|1|1"));
+        assert_non_null(strstr(obs, "api-health|1|1.0"));
+        assert_non_null(strstr(obs, "check-0002-0|1|0.0"));
+        assert_non_null(strstr(obs, "api.logs|1|1.0"));
         free(obs);
         json_decref(runs);
 
@@ -199,7 +199,7 @@ static void test_runnable_end_to_end(void **state) {
         struct engine_container c;
         assert_true(demo_inspect_container("testcase-api", &c));
         assert_true(c.running && !c.paused);
-        assert_int_equal(DOCKER("exec", "testcase-download-1", "touch", "/mayhem-rw-check"), 0);
+        assert_int_equal(DOCKER("exec", "testcase-download-1", "/busybox", "touch", "/mayhem-rw-check"), 0);
         assert_true(demo_inspect_container("testcase-lb", &c));
         char why[700];
         if (demo_net_residue(c.pid, why, sizeof(why)))
