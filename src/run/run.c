@@ -207,8 +207,12 @@ static void finish(struct runner *r) {
                 res->status = RUN_STATUS_FAILED;
         snprintf(res->reason, sizeof(res->reason), "%s", r->reason);
         res->sources_total = o->n_sources;
-        for (size_t i = 0; i < o->n_sources; i++)
-                res->sources_collected += runner_latest(r, o->sources[i].source_id) != NULL;
+        for (size_t i = 0; i < o->n_sources; i++) {
+                /* a logs source's own observation says whether it was read; a
+                 * failed probe or inspection is still a sample */
+                const struct observation *ob = runner_latest(r, o->sources[i].source_id);
+                res->sources_collected += ob && (o->sources[i].kind != OBS_LOGS || ob->value != 0);
+        }
         runner_criteria(r);
         run_outcome_settle(res);
         res->wall_s = (monotonic_ms() - r->t0_ms) / 1000;

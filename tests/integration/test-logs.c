@@ -252,6 +252,7 @@ static void test_missing_container_is_source_failed(void **state) {
         assert_int_equal(stored, 0);
         assert_int_equal(completed, 1);
         assert_true(observed(s, "applog") == 0);
+        assert_non_null(strstr(r.out, "1/2 sources collected")); /* the failed logs source is not counted */
         sqlite3_close(s);
         cmd_result_done(&r);
 }
