@@ -2,6 +2,7 @@
  * from the target's network namespace (probe.run, docs/internals/agent-rpc.md). */
 #include "run-internal.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -71,8 +72,12 @@ static void remote_probe(
                 return;
         }
         ret->ok = json_is_true(json_object_get(res, "ok"));
-        ret->latency_ms = json_real_value(json_object_get(res, "latency_ms"));
-        ret->status = (long)json_integer_value(json_object_get(res, "status"));
+        /* the agent's numbers, bounded: a reply can be no longer than the call took */
+        double latency = json_number_value(json_object_get(res, "latency_ms"));
+        double took = monotonic_ms() - began;
+        ret->latency_ms = isfinite(latency) && latency >= 0 && latency <= took ? latency : took;
+        json_int_t status = json_integer_value(json_object_get(res, "status"));
+        ret->status = status >= 100 && status <= 999 ? (long)status : 0;
         const char *detail = json_string_value(json_object_get(res, "detail"));
         snprintf(
                 ret->detail, sizeof(ret->detail), "from %.60s: %.150s", container,
