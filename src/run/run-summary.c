@@ -4,6 +4,19 @@
 
 #define SUMMARY_MAX (256u * 1024u)
 
+/* "**slo**: ALL PASS|FAILED" and a line per SLO. */
+static void run_summary_slos(struct strbuf *b, const struct run_result *r) {
+        size_t passed = 0;
+        for (size_t i = 0; i < r->n_slos; i++)
+                passed += r->slos[i].passed;
+        if (r->n_slos)
+                strbuf_printf(b, "**slo**: %s\n", passed == r->n_slos ? "ALL PASS" : "FAILED");
+        for (size_t i = 0; i < r->n_slos; i++)
+                strbuf_printf(
+                        b, "- [%s] %s %s\n", r->slos[i].passed ? "PASS" : "FAIL", r->slos[i].slo->name,
+                        r->slos[i].detail);
+}
+
 /* The reference's "A Run in One Screen" (mayhem-spec.md §2.7). */
 char *run_summary_markdown(const struct plan *pl, const struct run_result *r) {
         struct strbuf b = STRBUF_INIT(SUMMARY_MAX);
@@ -26,6 +39,7 @@ char *run_summary_markdown(const struct plan *pl, const struct run_result *r) {
                         &b, "- [%s] %s:%s %s (%s)\n", word, criterion_type_to_string(c->criterion->type),
                         c->criterion->source_id, word, c->detail);
         }
+        run_summary_slos(&b, r);
         strbuf_printf(
                 &b,
                 "**faults**: %zu planned, %zu injected, %zu in force (%zu proven, %zu not observable), "
