@@ -10,25 +10,19 @@ int evidence_ss_baseline(
         struct evidence *ev, const char *run_id, const char *signal, const char *source_id, int64_t samples,
         double baseline, const char *values_json, struct mh_error *reterr) {
         static const char op[] = "recording a steady-state baseline";
-        _cleanup_(sqlite3_finalizep) sqlite3_stmt *st = NULL;
-        int r, rc;
+        char b[32];
+        int r;
         if ((r = evidence_check_str(op, "run id", run_id, reterr)) < 0 ||
             (r = evidence_check_str(op, "signal", signal, reterr)) < 0 ||
             (r = evidence_check_str(op, "source id", source_id, reterr)) < 0 ||
             (r = evidence_check_json(op, "values_json", values_json, JSON_REQUIRED, reterr)) < 0)
                 return r;
         EVIDENCE_LOCK_SCOPE(ev);
-        r = evidence_prepare(
-                ev, op, &st, reterr,
+        r = evidence_exec(
+                ev, op, reterr,
                 "INSERT OR REPLACE INTO steady_state_baselines (run_id, signal, source_id, samples, "
-                "values_json, baseline) VALUES (?, ?, ?, ?, ?, ?)",
-                "tttIt", run_id, signal, source_id, samples, values_json);
-        if (r < 0)
-                return r;
-        rc = isfinite(baseline) ? sqlite3_bind_double(st, 6, baseline) : sqlite3_bind_null(st, 6);
-        if (rc != SQLITE_OK)
-                return evidence_fail(ev, rc, op, reterr);
-        r = evidence_step(ev, st, op, reterr);
+                "values_json, baseline) VALUES (?, ?, ?, ?, ?, CAST(? AS REAL))",
+                "tttItt", run_id, signal, source_id, samples, values_json, evidence_real_text(baseline, b));
         if (r == -ENOENT)
                 return evidence_no_run(op, run_id, reterr);
         return r < 0 ? r : 0;
