@@ -112,6 +112,22 @@ static int check_waits(struct refs *rf) {
         return 0;
 }
 
+/* Whether id (its first len bytes) is an observability source (or, with checks, a check) of the drill. */
+static bool observed_id(const struct drill_spec *s, const char *id, size_t len, bool checks) {
+        for (size_t i = 0; i < s->observability.n_sources; i++) {
+                const char *src = s->observability.sources[i].source_id;
+                if (strlen(src) == len && strncmp(src, id, len) == 0)
+                        return true;
+        }
+        for (size_t i = 0; checks && i < s->n_steps; i++)
+                for (size_t j = 0; j < s->steps[i].n_checks; j++) {
+                        const char *c = s->steps[i].checks[j].id;
+                        if (strlen(c) == len && strncmp(c, id, len) == 0)
+                                return true;
+                }
+        return false;
+}
+
 static const struct drill_ss_signal *find_signal(
         const struct drill_steady_state *ss, const char *name, size_t limit) {
         for (size_t i = 0; i < limit; i++)
@@ -148,23 +164,17 @@ static int check_steady_state(struct refs *rf) {
                     (r = check_assert_names(rf, i, &ph->assert_recovered)) < 0)
                         return r;
         }
-        return 0;
-}
-
-/* Whether id (its first len bytes) is an observability source (or, with checks, a check) of the drill. */
-static bool observed_id(const struct drill_spec *s, const char *id, size_t len, bool checks) {
-        for (size_t i = 0; i < s->observability.n_sources; i++) {
-                const char *src = s->observability.sources[i].source_id;
-                if (strlen(src) == len && strncmp(src, id, len) == 0)
-                        return true;
+        for (size_t i = 0; i < ss->n_signals; i++) {
+                const char *id = ss->signals[i].source_id, *dot = strrchr(id, '.');
+                if (!observed_id(rf->spec, id, strlen(id), false) &&
+                    !(dot && observed_id(rf->spec, id, (size_t)(dot - id), false)))
+                        return ref_fail(
+                                rf, ss->signals[i].pos,
+                                "steady_state.signals[%zu]: source_id '%s' names no observability source of "
+                                "the drill (nor <id>.<name> of one)",
+                                i, id);
         }
-        for (size_t i = 0; checks && i < s->n_steps; i++)
-                for (size_t j = 0; j < s->steps[i].n_checks; j++) {
-                        const char *c = s->steps[i].checks[j].id;
-                        if (strlen(c) == len && strncmp(c, id, len) == 0)
-                                return true;
-                }
-        return false;
+        return 0;
 }
 
 /* An SLO's metric is a source or check id, or <id>.<name> of one; a
