@@ -5,9 +5,13 @@
 #include <cmocka.h>
 
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "plan/plan.h"
+#include "evidence/evidence.h"
 #include "run/steady-state.h"
 
 /* The steady-state evaluator (steady-state.c) on recorded series: every
@@ -152,11 +156,62 @@ static void test_insufficient(void **state) {
         assert_string_equal(e.reason, "insufficient: no finite sample in phase during");
 }
 
+/* --baseline-from: the baselines one run recorded grade another. A row per
+ * signal, read back as written; a signal it has no row for, or whose
+ * baseline was insufficient (NULL), is told apart; the b read back judges
+ * a later run's values. */
+static void test_baseline_from(void **state) {
+        char dir[] = "/tmp/jd14-steady-XXXXXX", path[64];
+        assert_non_null(mkdtemp(dir));
+        snprintf(path, sizeof(path), "%s/e.db", dir);
+        struct evidence *ev = NULL;
+        struct mh_error e = { 0 };
+        assert_int_equal(evidence_open(path, &ev, &e), 0);
+        struct evidence_run run = { .id = "r-a",
+                                    .name = "d",
+                                    .kind = "drill",
+                                    .spec_json = "{}",
+                                    .plan_json = "{}",
+                                    .plan_fingerprint = "0123abcd",
+                                    .engine = "docker",
+                                    .controller_pid = 1 };
+        assert_int_equal(evidence_run_begin(ev, &run, &e), 0);
+        assert_int_equal(
+                evidence_ss_baseline(ev, "r-a", "lat", "poll.latency_ms", 5, 15.25, "[1,15.25,3,4,2]", &e),
+                0);
+        assert_int_equal(
+                evidence_ss_baseline(ev, "r-a", "thin", "poll.latency_ms", 2, NAN, "[1,null]", &e), 0);
+        double b = 0;
+        assert_int_equal(evidence_ss_baseline_get(ev, "r-a", "lat", &b, &e), 1);
+        assert_true(b == 15.25);
+        assert_int_equal(evidence_ss_baseline_get(ev, "r-a", "thin", &b, &e), 1);
+        assert_true(isnan(b));
+        assert_int_equal(evidence_ss_baseline_get(ev, "r-a", "other", &b, &e), 0);
+        assert_int_equal(evidence_ss_baseline_get(ev, "r-none", "lat", &b, &e), 0);
+        /* a row for a run that does not exist is refused */
+        assert_true(evidence_ss_baseline(ev, "r-none", "lat", "x", 1, 1, "[1]", &e) < 0);
+
+        assert_int_equal(evidence_ss_baseline_get(ev, "r-a", "lat", &b, &e), 1);
+        struct ss_evaluation out = eval(&tol_abs, SS_ASSERT_RECOVERED, b, 30, false, 0);
+        assert_int_equal(out.verdict, SS_VERDICT_AS_HYPOTHESISED); /* |30 - 15.25| <= 20 */
+        out = eval(&tol_abs, SS_ASSERT_RECOVERED, b, 36, false, 0);
+        assert_int_equal(out.verdict, SS_VERDICT_NOT_RECOVERED);
+        evidence_close(ev);
+        static const char *const suffixes[] = { "", "-wal", "-shm" };
+        for (size_t i = 0; i < 3; i++) {
+                char p[80];
+                snprintf(p, sizeof(p), "%s%s", path, suffixes[i]);
+                unlink(p);
+        }
+        rmdir(dir);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_statistic),           cmocka_unit_test(test_unchanged),
                 cmocka_unit_test(test_tolerance_both_ways), cmocka_unit_test(test_degraded),
-                cmocka_unit_test(test_recovered),           cmocka_unit_test(test_insufficient),
+                cmocka_unit_test(test_recovered),           cmocka_unit_test(test_baseline_from),
+                cmocka_unit_test(test_insufficient),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }
