@@ -156,6 +156,33 @@ static void test_steady_degraded_within(void **state) {
         free(post);
 }
 
+/* --baseline-from: refused (exit 3, no run row) for a run with no
+ * baseline; with the first run's id the second is graded by its b. */
+static void test_baseline_from(void **state) {
+        write_drill("duration: 3s, delay_ms: 50", "  - parallel: [" TARGET "]\n", SS_BLOCK);
+        struct cmd_result r = run_drill();
+        assert_int_equal(r.exit, 0);
+        cmd_result_done(&r);
+        char *first = query_text("SELECT id FROM runs");
+        double b = query_real("SELECT baseline FROM steady_state_baselines");
+        r = MAYHEM(&demo, "run", DRILL, "-c", COMPOSE, "--execute", "--baseline-from", "r-jd14-none");
+        print_message("--baseline-from r-jd14-none: exit %d: %s", r.exit, r.err);
+        assert_int_equal(r.exit, 3);
+        assert_non_null(strstr(r.err, "recorded no baseline for signal 'lat'"));
+        cmd_result_done(&r);
+        assert_true(query_real("SELECT count(*) FROM runs") == 1);
+        r = MAYHEM(&demo, "run", DRILL, "-c", COMPOSE, "--execute", "--baseline-from", first);
+        assert_int_equal(r.exit, 0);
+        cmd_result_done(&r);
+        char sql[160];
+        snprintf(
+                sql, sizeof(sql), "SELECT baseline FROM steady_state_baselines WHERE run_id != '%s'", first);
+        double b2 = query_real(sql);
+        print_message("measured: baseline %.3f ms from %s, the second run graded by %.3f\n", b, first, b2);
+        assert_true(b2 == b);
+        free(first);
+}
+
 static void test_steady_not_recovered_when_kept(void **state) {
         write_drill("duration: 4s, delay_ms: 50, recovery: false", "  - parallel: [" TARGET "]\n", SS_BLOCK);
         struct cmd_result r = run_drill();
@@ -208,6 +235,7 @@ int main(void) {
                 cmocka_unit_test(test_slo_fails_under_latency),
                 cmocka_unit_test(test_slo_passes_without_fault),
                 cmocka_unit_test(test_steady_degraded_within),
+                cmocka_unit_test(test_baseline_from),
                 cmocka_unit_test(test_steady_not_recovered_when_kept),
         };
         int failed = cmocka_run_group_tests(tests, NULL, NULL);
