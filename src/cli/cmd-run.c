@@ -32,6 +32,7 @@ static const struct cli_opt run_opts[] = {
         { "plan-id", 0, "RUN_ID", "run the plan of an earlier run again (not with --from-plan)" },
         { "diff", 0, "FILE", "print what changed against the plan saved in FILE, then stop" },
         { "evidence-dir", 0, "DIR", "write the run's evidence envelope to DIR/RUN_ID.json" },
+        { "baseline-from", 0, "RUN_ID", "grade steady state against that run's recorded baselines" },
         CLI_OPT_HELP,
         { 0 },
 };
@@ -148,7 +149,8 @@ static int execute(
                          .break_glass = glass,
                          .skip_gate = ctx->skip_gate,
                          .only_containers = s->scope,
-                         .n_only_containers = s->n_scope },
+                         .n_only_containers = s->n_scope,
+                         .baseline_from = cli_arg(ctx, args, "baseline-from") },
                 .after = after_run,
                 .after_userdata = &a,
         };
@@ -186,7 +188,7 @@ const struct cli_command cli_run = {
         .summary = "run a drill: inject, observe, undo, verify, judge (needs --execute)",
         .usage = "[SPEC] [-c COMPOSE] --execute [--ctr CONTAINER] [--engine docker|podman] [--from-plan "
                  "FILE | "
-                 "--plan-id RUN_ID] [--diff FILE] [--evidence-dir DIR] [--json]",
+                 "--plan-id RUN_ID] [--diff FILE] [--evidence-dir DIR] [--baseline-from RUN_ID] [--json]",
         .help = "Plans the drill, then with --execute runs it against the live engine: every fault gets a\n"
                 "write-ahead lease in the evidence database (--db, default mayhem.db) before it is "
                 "injected,\n"

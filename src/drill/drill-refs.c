@@ -112,6 +112,22 @@ static int check_waits(struct refs *rf) {
         return 0;
 }
 
+/* Whether id (its first len bytes) is an observability source (or, with checks, a check) of the drill. */
+static bool observed_id(const struct drill_spec *s, const char *id, size_t len, bool checks) {
+        for (size_t i = 0; i < s->observability.n_sources; i++) {
+                const char *src = s->observability.sources[i].source_id;
+                if (strlen(src) == len && strncmp(src, id, len) == 0)
+                        return true;
+        }
+        for (size_t i = 0; checks && i < s->n_steps; i++)
+                for (size_t j = 0; j < s->steps[i].n_checks; j++) {
+                        const char *c = s->steps[i].checks[j].id;
+                        if (strlen(c) == len && strncmp(c, id, len) == 0)
+                                return true;
+                }
+        return false;
+}
+
 static const struct drill_ss_signal *find_signal(
         const struct drill_steady_state *ss, const char *name, size_t limit) {
         for (size_t i = 0; i < limit; i++)
@@ -148,6 +164,41 @@ static int check_steady_state(struct refs *rf) {
                     (r = check_assert_names(rf, i, &ph->assert_recovered)) < 0)
                         return r;
         }
+        for (size_t i = 0; i < ss->n_signals; i++) {
+                const char *id = ss->signals[i].source_id, *dot = strrchr(id, '.');
+                if (!observed_id(rf->spec, id, strlen(id), false) &&
+                    !(dot && observed_id(rf->spec, id, (size_t)(dot - id), false)))
+                        return ref_fail(
+                                rf, ss->signals[i].pos,
+                                "steady_state.signals[%zu]: source_id '%s' names no observability source of "
+                                "the drill (nor <id>.<name> of one)",
+                                i, id);
+        }
+        return 0;
+}
+
+/* An SLO's metric is a source or check id, or <id>.<name> of one; a
+ * recovery_time reads the boolean <id> itself. */
+static int check_slos(struct refs *rf) {
+        const struct drill_spec *s = rf->spec;
+        for (size_t i = 0; i < s->n_slos; i++) {
+                const struct drill_slo *o = &s->slos[i];
+                const char *dot = strrchr(o->metric, '.');
+                bool whole = observed_id(s, o->metric, strlen(o->metric), true);
+                if (o->kind == SLO_RECOVERY_TIME && !whole)
+                        return ref_fail(
+                                rf, o->metric_pos,
+                                "slo[%zu]: recovery_time reads a boolean source or check; '%s' is not the "
+                                "id "
+                                "of one",
+                                i, o->metric);
+                if (!whole && !(dot && observed_id(s, o->metric, (size_t)(dot - o->metric), true)))
+                        return ref_fail(
+                                rf, o->metric_pos,
+                                "slo[%zu]: metric '%s' names no observability source or check of the drill "
+                                "(nor <id>.<name> of one)",
+                                i, o->metric);
+        }
         return 0;
 }
 
@@ -158,7 +209,8 @@ int drill_spec_check(const struct drill_spec *spec, struct mh_error *reterr) {
         for (size_t i = 0; i < spec->n_steps; i++)
                 if ((r = check_step_names(&rf, i, &spec->steps[i])) < 0)
                         return r;
-        if ((r = check_ids(&rf)) < 0 || (r = check_waits(&rf)) < 0 || (r = check_steady_state(&rf)) < 0)
+        if ((r = check_ids(&rf)) < 0 || (r = check_waits(&rf)) < 0 || (r = check_steady_state(&rf)) < 0 ||
+            (r = check_slos(&rf)) < 0)
                 return r;
         return 0;
 }

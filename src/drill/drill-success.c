@@ -179,7 +179,7 @@ int dp_parse_observability(struct dparser *p, const struct ynode *n) {
 
 static int parse_slo_entry(struct dparser *p, const struct ynode *n, struct drill_slo *s) {
         static const char *const keys[] = { "metric",   "kind", "operator", "threshold", "unit",
-                                            "window_s", "name", "target",   NULL };
+                                            "window_s", "name", "target",   "over",      NULL };
         char derived[256];
         int r;
 
@@ -196,8 +196,15 @@ static int parse_slo_entry(struct dparser *p, const struct ynode *n, struct dril
             (r = dp_num(p, n, "threshold", -1e300, 1e300, NULL, &s->threshold)) < 0 ||
             (r = dp_str(p, n, "unit", &s->unit)) < 0 ||
             (r = dp_int(p, n, "window_s", 1, 86400 * 30, &s->window_s)) < 0 ||
-            (r = dp_id(p, n, "name", &s->name)) < 0 || (r = dp_str(p, n, "target", &s->target)) < 0)
+            (r = dp_id(p, n, "name", &s->name)) < 0 || (r = dp_str(p, n, "target", &s->target)) < 0 ||
+            (r = DP_ENUM(p, n, "over", criterion_over, &s->over)) < 0)
                 return r;
+        s->metric_pos = dp_pos(dp_get(n, "metric"));
+        s->has_over = dp_get(n, "over");
+        if (s->has_over && (s->over == CRITERION_OVER_ALL || s->over == CRITERION_OVER_ANY))
+                return dp_fail(p, dp_get(n, "over"), "'over' is one of last, max, min, mean, p50, p95, p99");
+        if (s->has_over && s->kind != SLO_LATENCY && s->kind != SLO_SATURATION)
+                return dp_fail(p, dp_get(n, "over"), "'over' only goes with kind latency or saturation");
         if (!s->name) {
                 snprintf(derived, sizeof(derived), "%s:%s", slo_kind_to_string(s->kind), s->metric);
                 if (!(s->name = arena_strdup(p->arena, derived)))

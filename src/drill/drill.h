@@ -292,6 +292,9 @@ struct drill_slo {
         enum slo_operator op;
         double threshold;
         int64_t window_s;
+        enum criterion_over over; /* latency, saturation: overrides p95 / max when has_over */
+        bool has_over;
+        struct srcpos metric_pos;
 };
 
 struct drill_ss_signal {

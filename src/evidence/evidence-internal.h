@@ -131,3 +131,7 @@ json_t *evidence_parse_json_text(const char *text);
  * statements) brings the schema to version i + 1. */
 extern const char *const *const evidence_migrations[];
 extern const size_t evidence_n_migrations;
+
+/* evidence-slo.c: a REAL bound as text (evidence_prepare binds no doubles), into buf; NULL when not finite.
+ */
+const char *evidence_real_text(double v, char buf[32]);

@@ -233,3 +233,35 @@ int evidence_damage(
         struct evidence *ev, double window_s, int64_t now_ms, struct evidence_damage **ret, size_t *ret_n,
         struct mh_error *reterr);
 void evidence_damage_free(struct evidence_damage *d, size_t n);
+
+/* ---- SLOs and steady state (evidence-slo.c, evidence-steady.c) ---- */
+
+/* One slo_outcomes row; observed NAN when nothing was observed (NULL). */
+struct evidence_slo_outcome {
+        const char *name, *kind, *metric, *op, *unit, *reason;
+        double threshold, observed;
+        int64_t window_s, samples;
+        bool passed;
+};
+int evidence_slo_outcome(
+        struct evidence *ev, const char *run_id, const struct evidence_slo_outcome *o,
+        struct mh_error *reterr);
+/* runs.observation_provenance (counts and names only). */
+int evidence_run_provenance(
+        struct evidence *ev, const char *run_id, const char *provenance_json, struct mh_error *reterr);
+/* One steady_state_baselines row: baseline NAN when insufficient (NULL). */
+int evidence_ss_baseline(
+        struct evidence *ev, const char *run_id, const char *signal, const char *source_id, int64_t samples,
+        double baseline, const char *values_json, struct mh_error *reterr);
+/* The baseline run_id recorded for signal: 1 and *ret (NAN when NULL) when
+ * there is a row, 0 when there is none. */
+int evidence_ss_baseline_get(
+        struct evidence *ev, const char *run_id, const char *signal, double *ret, struct mh_error *reterr);
+/* One steady_state_evaluations row; verdict NULL when insufficient. */
+struct evidence_ss_evaluation {
+        const char *phase, *assertion, *signal, *severity, *verdict, *measured_json, *expectation_json;
+        bool passed;
+};
+int evidence_ss_evaluation(
+        struct evidence *ev, const char *run_id, const struct evidence_ss_evaluation *e,
+        struct mh_error *reterr);

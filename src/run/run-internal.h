@@ -28,6 +28,7 @@ struct observation {
         enum obs_kind_value kind;
         double value;
         double began_ms, t_ms;
+        bool error; /* a derived value the probe failed to measure (a .latency_ms of no reply) */
 };
 
 /* When one plan fault touched its target (monotonic ms, INFINITY: never):
@@ -76,6 +77,12 @@ struct runner {
         enum fault_outcome *outcome; /* per plan fault, set by its lane (run-fault.c) */
         char run_id[PLAN_RUN_ID_MAX];
         double t0_ms, deadline_ms;
+        double steps_end_ms; /* when the last step ended (the SLOs' windows end there) */
+        /* run-steady.c: r->obs[pre_from, pre_to) is the pre capture, [post_from,
+         * post_to) the post one; given_b, per signal, the --baseline-from baselines */
+        size_t ss_pre_from, ss_pre_to, ss_post_from, ss_post_to;
+        bool ss_post_taken;
+        double *ss_given_b;
 
         pthread_mutex_t lock; /* guards everything below, and wakes sleepers */
         pthread_cond_t wake;
@@ -202,3 +209,20 @@ bool criterion_judge_samples(
         const struct drill_criterion *c, const struct observation *samples, size_t n, char *detail,
         size_t size);
 void runner_criteria(struct runner *r);
+
+/* slo.c (pure): one SLO over the run's observations (every source, oldest
+ * first). steps_end_ms ends its window; last_undone_ms is when the run's
+ * last fault was undone (INFINITY: none was, or one never was). */
+void slo_judge(
+        const struct drill_slo *s, const struct observation *obs, size_t n, double steps_end_ms,
+        double last_undone_ms, struct slo_result *ret);
+/* slo-runner.c: every SLO of the drill into r->result, its rows, the
+ * provenance; the verdict as the SLOs leave it. */
+void runner_slos(struct runner *r);
+
+/* run-steady.c: --baseline-from's baselines, before anything is touched
+ * (exit 3 when that run recorded none for a signal); the pre and post
+ * captures; the evaluation, its rows and what it does to the verdict. */
+int runner_steady_prepare(struct runner *r, struct mh_error *reterr);
+void runner_steady_capture(struct runner *r, enum ss_phase phase);
+void runner_steady_judge(struct runner *r);

@@ -53,6 +53,25 @@ void runner_observe(
         runner_observe_at(r, monotonic_ms(), source, kind, value, detail);
 }
 
+/* The latest sample of source is one its probe failed to measure. */
+static void mark_error(struct runner *r, const char *source) {
+        pthread_mutex_lock(&r->lock);
+        for (size_t i = r->n_obs; i-- > 0;)
+                if (strcmp(r->obs[i].source, source) == 0) {
+                        r->obs[i].error = true;
+                        break;
+                }
+        pthread_mutex_unlock(&r->lock);
+}
+
+/* A latency of no reply (an http probe that timed out or could not
+ * connect, a tcp probe that could not connect, a metric not found) measured
+ * nothing: an SLO on it says "observation unavailable (error)". */
+static bool latency_unmeasured(const struct drill_probe *p, const struct probe_result *pr) {
+        return !pr->ok && ((p->type == PROBE_HTTP && pr->status <= 0) || p->type == PROBE_TCP ||
+                           (p->type == PROBE_METRIC && !pr->has_value));
+}
+
 /* A probe yields "<id>" (passed?), "<id>.latency_ms" and, for http, "<id>.status". */
 void runner_observe_probe(
         struct runner *r, const char *id, const struct drill_probe *p, const struct probe_result *pr) {
@@ -61,6 +80,8 @@ void runner_observe_probe(
         runner_observe_at(r, began, id, OBS_VALUE_BOOLEAN, pr->ok, pr->detail);
         snprintf(name, sizeof(name), "%s.latency_ms", id);
         runner_observe_at(r, began, name, OBS_VALUE_LATENCY, pr->latency_ms, NULL);
+        if (latency_unmeasured(p, pr))
+                mark_error(r, name);
         if (p->type == PROBE_HTTP && pr->status > 0) {
                 snprintf(name, sizeof(name), "%s.status", id);
                 runner_observe_at(r, began, name, OBS_VALUE_STATUS, (double)pr->status, NULL);

@@ -1,8 +1,48 @@
 #include "run.h"
 
 #include "basic/strbuf.h"
+#include "steady-state.h"
 
 #define SUMMARY_MAX (256u * 1024u)
+
+/* "**slo**: ALL PASS|FAILED" and a line per SLO. */
+static void run_summary_slos(struct strbuf *b, const struct run_result *r) {
+        size_t passed = 0;
+        for (size_t i = 0; i < r->n_slos; i++)
+                passed += r->slos[i].passed;
+        if (r->n_slos)
+                strbuf_printf(b, "**slo**: %s\n", passed == r->n_slos ? "ALL PASS" : "FAILED");
+        for (size_t i = 0; i < r->n_slos; i++)
+                strbuf_printf(
+                        b, "- [%s] %s %s\n", r->slos[i].passed ? "PASS" : "FAIL", r->slos[i].slo->name,
+                        r->slos[i].detail);
+}
+
+/* A failed assertion: FAIL when critical, WARN for a warning, INFO. */
+static const char *ss_word(const struct ss_evaluation *e) {
+        if (e->passed)
+                return "PASS";
+        return e->signal->severity == SEVERITY_CRITICAL  ? "FAIL"
+               : e->signal->severity == SEVERITY_WARNING ? "WARN"
+                                                         : "INFO";
+}
+
+/* "**steady state**: ALL PASS|FAILED" and a line per (phase, assertion, signal). */
+static void run_summary_steady(struct strbuf *b, const struct run_result *r) {
+        bool failed = false;
+        for (size_t i = 0; i < r->n_ss; i++)
+                failed = failed || (!r->ss[i].passed && r->ss[i].signal->severity == SEVERITY_CRITICAL);
+        if (r->n_ss)
+                strbuf_printf(b, "**steady state**: %s\n", failed ? "FAILED" : "ALL PASS");
+        for (size_t i = 0; i < r->n_ss; i++) {
+                const struct ss_evaluation *e = &r->ss[i];
+                const char *v = ss_verdict_to_string(e->verdict);
+                strbuf_printf(
+                        b, "- [%s] %s %s %s: %s (%s; %zu samples)\n", ss_word(e),
+                        ss_phase_to_string(e->phase), ss_assertion_to_string(e->assertion), e->signal->name,
+                        v ? v : "insufficient", e->reason, e->samples);
+        }
+}
 
 /* The reference's "A Run in One Screen" (mayhem-spec.md §2.7). */
 char *run_summary_markdown(const struct plan *pl, const struct run_result *r) {
@@ -26,6 +66,8 @@ char *run_summary_markdown(const struct plan *pl, const struct run_result *r) {
                         &b, "- [%s] %s:%s %s (%s)\n", word, criterion_type_to_string(c->criterion->type),
                         c->criterion->source_id, word, c->detail);
         }
+        run_summary_slos(&b, r);
+        run_summary_steady(&b, r);
         strbuf_printf(
                 &b,
                 "**faults**: %zu planned, %zu injected, %zu in force (%zu proven, %zu not observable), "

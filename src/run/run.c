@@ -214,6 +214,8 @@ static void finish(struct runner *r) {
                 res->sources_collected += ob && (o->sources[i].kind != OBS_LOGS || ob->value != 0);
         }
         runner_criteria(r);
+        runner_slos(r);
+        runner_steady_judge(r);
         run_outcome_settle(res);
         res->wall_s = (monotonic_ms() - r->t0_ms) / 1000;
 
@@ -250,6 +252,7 @@ static void runner_done(struct runner *r) {
         free(r->bypass);
         free(r->outcome);
         free(r->windows);
+        free(r->ss_given_b);
         json_decref(r->kept);
         for (size_t i = 0; i < r->n_obs; i++)
                 free(r->obs[i].source);
@@ -300,7 +303,9 @@ int run_execute(
                 fault_windows_init(r.windows, pl->n_faults);
         if (!r.delivery || !r.bypass || !r.outcome || !r.windows)
                 e = mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
-        else if ((e = start_agent(&r, reterr)) >= 0 && (e = agent_preflight(&r, reterr)) >= 0)
+        else if (
+                (e = runner_steady_prepare(&r, reterr)) >= 0 && (e = start_agent(&r, reterr)) >= 0 &&
+                (e = agent_preflight(&r, reterr)) >= 0)
                 e = begin(&r, reterr);
         if (e < 0) {
                 agent_client_stop(r.agent);
@@ -312,10 +317,13 @@ int run_execute(
         runner_progress(&r, "run %s started (plan %.12s)", r.run_id, pl->fingerprint);
         runner_event(&r, EVENT_RUN_STARTED, json_pack("{s:s}", "fingerprint", pl->fingerprint));
         runner_record_delivery(&r);
+        runner_steady_capture(&r, SS_PHASE_PRE);
         bool have_observer = runner_observer_start(&r, &observer) >= 0;
         runner_steps(&r);
+        r.steps_end_ms = monotonic_ms();
         if (have_observer)
                 runner_observer_stop(&r, observer);
+        runner_steady_capture(&r, SS_PHASE_POST);
         runner_collect_logs(&r);
         runner_kept_recheck(&r);
         r.agent = agent_client_stop(r.agent); /* it holds nothing now but kept faults; closing lets it go */
@@ -338,6 +346,10 @@ bool run_target_in_scope(const struct run_options *opt, const struct plan_target
 void run_result_done(struct run_result *r) {
         free(r->criteria);
         r->criteria = NULL;
+        free(r->slos);
+        r->slos = NULL;
+        free(r->ss);
+        r->ss = NULL;
         json_decref(r->resilience_json);
         r->resilience_json = NULL;
 }

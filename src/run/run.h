@@ -36,12 +36,54 @@ struct criterion_result {
         char detail[256];
 };
 
+/* One SLO as judged (slo.c): the observed value (NAN: none), over how many samples. */
+struct slo_result {
+        const struct drill_slo *slo;
+        bool passed;
+        double observed;
+        size_t samples;
+        char detail[256]; /* "p95=12.3ms lte 300ms (14 samples in 60s)", or why it could not be judged */
+};
+
+/* One steady-state assertion on one signal in one phase (steady-state.c). */
+enum ss_verdict {
+        SS_VERDICT_AS_HYPOTHESISED,
+        SS_VERDICT_DEGRADED_WITHIN,
+        SS_VERDICT_DEGRADED_BEYOND,
+        SS_VERDICT_NO_EFFECT,
+        SS_VERDICT_NOT_RECOVERED,
+        SS_VERDICT_INSUFFICIENT, /* no verdict: the table's NULL */
+        _SS_VERDICT_MAX,
+};
+
+enum ss_assertion {
+        SS_ASSERT_UNCHANGED,
+        SS_ASSERT_DEGRADED,
+        SS_ASSERT_RECOVERED,
+        _SS_ASSERT_MAX,
+};
+
+struct ss_evaluation {
+        const struct drill_ss_signal *signal;
+        enum ss_phase phase;
+        enum ss_assertion assertion;
+        enum ss_verdict verdict;
+        bool passed;
+        double d, b, delta_pct; /* NAN: none */
+        size_t samples;         /* the phase's finite samples */
+        char reason[160];
+};
+
 struct run_result {
         char run_id[PLAN_RUN_ID_MAX];
         enum run_status status;
         enum verdict verdict;
         struct criterion_result *criteria; /* malloc()ed, n_criteria entries */
         size_t n_criteria;
+        struct slo_result *slos; /* malloc()ed, n_slos entries */
+        size_t n_slos;
+        struct ss_evaluation *ss; /* malloc()ed, n_ss entries */
+        size_t n_ss;
         size_t faults_attempted; /* sent to the agent to inject: from here on a target may be touched */
         size_t faults_injected, faults_in_force, faults_released, leases_dirty, leases_kept, leases_orphaned;
         /* Of those in force: the effect itself seen from the target's
@@ -95,6 +137,9 @@ struct run_options {
          * (said so, no lease). NULL: all. */
         const char *const *only_containers;
         size_t n_only_containers;
+        /* --baseline-from: the run whose steady_state_baselines grade this
+         * one (a pre capture still runs for a pre phase). NULL: none. */
+        const char *baseline_from;
 };
 
 int run_execute(

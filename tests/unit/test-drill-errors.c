@@ -301,6 +301,14 @@ static const struct bad check_errors[] = {
           14, 34, "steady_state.phases[0]: no signal named 't'" },
         { TWO "execution:\n  - wait: 1s\n" SIGNAL "    - {name: s, source_id: b, expect: {lte: 1}}\n", 13, 7,
           "steady_state.signals[1]: signal 's' is already declared on line 12" },
+        { TWO "execution:\n  - wait: 1s\n" SIGNAL, 12, 7,
+          "steady_state.signals[0]: source_id 'a' names no observability source of the drill (nor "
+          "<id>.<name> of one)" },
+        { TWO "execution:\n" CHECK_A "slo:\n  - {metric: b.latency_ms}\n", 11, 14,
+          "slo[0]: metric 'b.latency_ms' names no observability source or check of the drill (nor "
+          "<id>.<name> of one)" },
+        { TWO "execution:\n" CHECK_A "slo:\n  - {metric: a.latency_ms, kind: recovery_time}\n", 11, 14,
+          "slo[0]: recovery_time reads a boolean source or check; 'a.latency_ms' is not the id of one" },
 };
 
 static bool row_ok(const struct bad *t, size_t i, bool check) {

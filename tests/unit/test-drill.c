@@ -619,6 +619,10 @@ static void test_slo(void **state) {
 static void test_steady_state(void **state) {
         /* clang-format off */
         _cleanup_(drill_spec_freep) struct drill_spec *s = parse_checked(PAUSE
+                "observability:\n"
+                "  sources:\n"
+                "    - {kind: probe, source_id: api, probe: {type: tcp, host: 127.0.0.1, port: 80}}\n"
+                "    - {kind: probe, source_id: lb, probe: {type: tcp, host: 127.0.0.1, port: 81}}\n"
                 "steady_state:\n"
                 "  capture: {samples: 7, window: 20s}\n"
                 "  signals:\n"

@@ -1,0 +1,247 @@
+/* SLOs and steady state judged on a real run (issue 14, part 3): mayhem run
+ * --execute against a container of mayhem-demo-api (jd14-api), an
+ * observability probe of its HTTP port from the host, net.latency on it (the
+ * agent's shaper), and what the run wrote to SQLite read afterwards. An SLO
+ * p95 < 150 ms fails while a 200 ms delay is held (measured by hand: p95
+ * 404 ms, SYN-ACK and reply both delayed) and passes without it (~1 ms); a
+ * steady-state signal (expect lte 50 ms) degrades within 10x under 50 ms
+ * (measured ~100 ms) and recovers after the undo, or is not-recovered when
+ * the fault is kept (recovery: false; recover execute undoes it after). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "basic/clock.h"
+#include "demo-harness.h"
+
+#define TARGET  "jd14-api"
+#define COMPOSE "/tmp/jd14-compose.yaml"
+#define DRILL   "/tmp/jd14-drill.yaml"
+
+static struct demo demo;
+static char target_ip[64];
+
+static void remove_stack(void) {
+        struct cmd_result r = run_command(NULL, (const char *const[]){ "docker", "rm", "-f", TARGET, NULL });
+        cmd_result_done(&r);
+}
+
+static void fresh_db(void) {
+        static const char *const suffixes[] = { "", "-wal", "-shm" };
+        for (size_t i = 0; i < 3; i++) {
+                char path[96];
+                snprintf(path, sizeof(path), "%s%s", demo.db, suffixes[i]);
+                unlink(path);
+        }
+}
+
+/* The drill: one net.latency (fault_extra: its other keys), a poll of the
+ * target's /health every 500 ms, and the given blocks. */
+static void write_drill(const char *fault_extra, const char *execution, const char *blocks) {
+        FILE *f = fopen(DRILL, "we");
+        assert_non_null(f);
+        fprintf(f,
+                "kind: drill\nname: jd14-judge\ncontainers:\n  " TARGET ":\n    faults:\n"
+                "      - {fault: net.latency, %s}\nexecution:\n%s"
+                "observability:\n  sources:\n    - kind: probe\n      source_id: poll\n"
+                "      probe: {type: http, url: \"http://%s:8080/health\", timeout: 2s}\n"
+                "      cadence: 500ms\n%s",
+                fault_extra, execution, target_ip, blocks);
+        fclose(f);
+}
+
+static struct cmd_result run_drill(void) {
+        fresh_db();
+        struct cmd_result r = MAYHEM(&demo, "run", DRILL, "-c", COMPOSE, "--execute");
+        print_message("%s", r.out);
+        return r;
+}
+
+/* One text column of the first row of sql (malloc()ed, NULL: no row). */
+static char *query_text(const char *sql) {
+        sqlite3 *h = NULL;
+        sqlite3_stmt *st = NULL;
+        char *out = NULL;
+        assert_int_equal(sqlite3_open_v2(demo.db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+        assert_int_equal(sqlite3_prepare_v2(h, sql, -1, &st, NULL), SQLITE_OK);
+        if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+                out = strdup((const char *)sqlite3_column_text(st, 0));
+        sqlite3_finalize(st);
+        sqlite3_close(h);
+        return out;
+}
+
+static double query_real(const char *sql) {
+        char *t = query_text(sql);
+        assert_non_null(t);
+        double v = strtod(t, NULL);
+        free(t);
+        return v;
+}
+
+#define SLO_BLOCK                                                                                           \
+        "slo:\n  - {kind: latency, metric: poll.latency_ms, operator: lt, threshold: 150, window_s: 4}\n"
+
+static void test_slo_fails_under_latency(void **state) {
+        write_drill("duration: 5s, delay_ms: 200", "  - wait: 1s\n  - parallel: [" TARGET "]\n", SLO_BLOCK);
+        struct cmd_result r = run_drill();
+        if (r.exit != 1 || !strstr(r.out, "**slo**: FAILED"))
+                fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
+        cmd_result_done(&r);
+        double p95 = query_real("SELECT observed FROM slo_outcomes WHERE passed = 0");
+        double samples = query_real("SELECT samples FROM slo_outcomes");
+        print_message("measured: p95 %.1f ms over %.0f samples with 200 ms added\n", p95, samples);
+        /* 200 ms each way of the target's egress: well above 150, below the 2 s timeout */
+        assert_true(p95 >= 180 && p95 < 2000);
+        assert_true(samples >= 3);
+        char *prov = query_text("SELECT json_extract(observation_provenance, '$.by_source.poll') FROM runs");
+        assert_non_null(prov);
+        assert_true(strtol(prov, NULL, 10) >= 5);
+        free(prov);
+        char *verdict = query_text("SELECT verdict FROM runs");
+        assert_string_equal(verdict, "fail");
+        free(verdict);
+}
+
+static void test_slo_passes_without_fault(void **state) {
+        write_drill("duration: 5s, delay_ms: 200", "  - wait: 6s\n", SLO_BLOCK);
+        struct cmd_result r = run_drill();
+        if (r.exit != 0 || !strstr(r.out, "**slo**: ALL PASS"))
+                fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
+        cmd_result_done(&r);
+        double p95 = query_real("SELECT observed FROM slo_outcomes WHERE passed = 1");
+        print_message("measured: p95 %.1f ms without the fault\n", p95);
+        assert_true(p95 < 150);
+        char *verdict = query_text("SELECT verdict FROM runs");
+        assert_string_equal(verdict, "pass");
+        free(verdict);
+}
+
+#define SS_BLOCK                                                                                            \
+        "steady_state:\n  capture: {samples: 4, window: 2s}\n  signals:\n"                                  \
+        "    - {name: lat, source_id: poll.latency_ms, expect: {lte: 50}, severity: critical}\n"            \
+        "  phases:\n    - during: {assert_degraded: [lat], within: 10}\n"                                   \
+        "    - post: {assert_recovered: [lat]}\n"
+
+static char *verdict_of(const char *phase) {
+        char sql[160];
+        snprintf(sql, sizeof(sql), "SELECT verdict FROM steady_state_evaluations WHERE phase = '%s'", phase);
+        return query_text(sql);
+}
+
+static void test_steady_degraded_within(void **state) {
+        write_drill("duration: 4s, delay_ms: 50", "  - parallel: [" TARGET "]\n", SS_BLOCK);
+        struct cmd_result r = run_drill();
+        if (r.exit != 0)
+                fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
+        cmd_result_done(&r);
+        char *during = verdict_of("during"), *post = verdict_of("post");
+        double d = query_real(
+                "SELECT json_extract(measured_json, '$.d') FROM steady_state_evaluations WHERE phase = "
+                "'during'");
+        print_message("measured: during d = %.1f ms (50 ms added), %s / %s\n", d, during, post);
+        assert_string_equal(during, "degraded-within-tolerance");
+        assert_string_equal(post, "as-hypothesised");
+        assert_true(d > 50 && d <= 500);
+        assert_true(query_real("SELECT samples FROM steady_state_baselines WHERE signal = 'lat'") == 4);
+        free(during);
+        free(post);
+}
+
+/* --baseline-from: refused (exit 3, no run row) for a run with no
+ * baseline; with the first run's id the second is graded by its b. */
+static void test_baseline_from(void **state) {
+        write_drill("duration: 3s, delay_ms: 50", "  - parallel: [" TARGET "]\n", SS_BLOCK);
+        struct cmd_result r = run_drill();
+        assert_int_equal(r.exit, 0);
+        cmd_result_done(&r);
+        char *first = query_text("SELECT id FROM runs");
+        double b = query_real("SELECT baseline FROM steady_state_baselines");
+        r = MAYHEM(&demo, "run", DRILL, "-c", COMPOSE, "--execute", "--baseline-from", "r-jd14-none");
+        print_message("--baseline-from r-jd14-none: exit %d: %s", r.exit, r.err);
+        assert_int_equal(r.exit, 3);
+        assert_non_null(strstr(r.err, "recorded no baseline for signal 'lat'"));
+        cmd_result_done(&r);
+        assert_true(query_real("SELECT count(*) FROM runs") == 1);
+        r = MAYHEM(&demo, "run", DRILL, "-c", COMPOSE, "--execute", "--baseline-from", first);
+        assert_int_equal(r.exit, 0);
+        cmd_result_done(&r);
+        char sql[160];
+        snprintf(
+                sql, sizeof(sql), "SELECT baseline FROM steady_state_baselines WHERE run_id != '%s'", first);
+        double b2 = query_real(sql);
+        print_message("measured: baseline %.3f ms from %s, the second run graded by %.3f\n", b, first, b2);
+        assert_true(b2 == b);
+        free(first);
+}
+
+static void test_steady_not_recovered_when_kept(void **state) {
+        write_drill("duration: 4s, delay_ms: 50, recovery: false", "  - parallel: [" TARGET "]\n", SS_BLOCK);
+        struct cmd_result r = run_drill();
+        char *run_id = query_text("SELECT id FROM runs");
+        int code = r.exit;
+        cmd_result_done(&r);
+        struct cmd_result rec = MAYHEM(&demo, "recover", "execute", run_id ? run_id : "none");
+        print_message("recover execute %s: exit %d\n", run_id, rec.exit);
+        assert_int_equal(rec.exit, 0);
+        cmd_result_done(&rec);
+        free(run_id);
+        assert_int_equal(code, 1); /* a critical signal not recovered */
+        char *post = verdict_of("post");
+        double d = query_real("SELECT json_extract(measured_json, '$.d') FROM steady_state_evaluations "
+                              "WHERE phase = 'post'");
+        print_message("measured: post d = %.1f ms with the fault kept\n", d);
+        assert_string_equal(post, "not-recovered");
+        assert_true(d > 50);
+        free(post);
+}
+
+int main(void) {
+        struct engine_container c;
+        const char *root = getenv("MAYHEM_SOURCE_ROOT");
+        snprintf(demo.root, sizeof(demo.root), "%s", root ? root : ".");
+        snprintf(demo.db, sizeof(demo.db), "/tmp/jd14-judge-%d.db", (int)getpid());
+        if (demo_podman())
+                return 77;
+        remove_stack();
+        FILE *f = fopen(COMPOSE, "we");
+        if (!f)
+                return 1;
+        fprintf(f, "name: jd14\nservices:\n  api:\n    image: mayhem-demo-api:latest\n"
+                   "    container_name: " TARGET "\n");
+        fclose(f);
+        struct cmd_result r = run_command(
+                NULL,
+                (const char *const[]){ "docker", "run", "-d", "--name", TARGET, "--label",
+                                       "com.docker.compose.project=jd14", "--label",
+                                       "com.docker.compose.service=api", "mayhem-demo-api:latest", NULL });
+        int up = r.exit;
+        cmd_result_done(&r);
+        if (up != 0 || !demo_inspect_container(TARGET, &c)) {
+                remove_stack();
+                return up == 0 ? 1 : 77;
+        }
+        snprintf(target_ip, sizeof(target_ip), "%s", c.networks[0].ip);
+        sleep_ms(500); /* demo-api binds its port */
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_slo_fails_under_latency),
+                cmocka_unit_test(test_slo_passes_without_fault),
+                cmocka_unit_test(test_steady_degraded_within),
+                cmocka_unit_test(test_baseline_from),
+                cmocka_unit_test(test_steady_not_recovered_when_kept),
+        };
+        int failed = cmocka_run_group_tests(tests, NULL, NULL);
+        remove_stack();
+        fresh_db();
+        unlink(COMPOSE);
+        unlink(DRILL);
+        return failed;
+}
