@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "macro.h"
+
 /* A cursor over one line [p, end). */
 struct cur {
         const char *p, *end;
@@ -14,6 +16,7 @@ struct cur {
         size_t why_size;
 };
 
+static int fail(struct cur *c, const char *fmt, ...) _printf_(2, 3);
 static int fail(struct cur *c, const char *fmt, ...) {
         va_list ap;
         va_start(ap, fmt);
