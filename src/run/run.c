@@ -216,6 +216,13 @@ static void finish(struct runner *r) {
         runner_criteria(r);
         runner_slos(r);
         runner_steady_judge(r);
+        if (runner_evidence_lost(r) && !res->evidence_lost) {
+                /* their rows are evidence too: one that could not be written fails the run */
+                res->evidence_lost = true;
+                if (res->status == RUN_STATUS_COMPLETED)
+                        res->status = RUN_STATUS_FAILED;
+                snprintf(res->reason, sizeof(res->reason), "%s", r->reason);
+        }
         run_outcome_settle(res);
         res->wall_s = (monotonic_ms() - r->t0_ms) / 1000;
 
