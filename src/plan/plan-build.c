@@ -202,24 +202,79 @@ static int plan_lanes(struct plan_builder *b, struct plan_step *ps) {
         return 0;
 }
 
-static int check_check_targets(struct plan_builder *b, struct plan_step *ps) {
-        const struct drill_step *st = ps->src;
+/* execution: service: every container of the service the target names (a
+ * service, or one container of it). */
+static int service_locus(
+        struct plan_builder *b, const struct drill_check *ck, const char *what, struct plan_check_locus *l) {
+        const struct topology *t = b->topo;
+        const struct topo_container *c = t ? topology_find_container(t, ck->target) : NULL;
+        size_t s;
+        if (c)
+                s = c->service;
+        else if (!t || topology_find_service(t, ck->target, &s) < 0) {
+                int r = resolve(b, ck->target, ck->target_pos, what, &c);
+                return r < 0 ? r : pb_fail(b, ck->target_pos, "%s: '%s' is not a service", what, ck->target);
+        }
+        const struct topo_service *svc = &t->services[s];
+        if (svc->replicas == 0)
+                return pb_fail(
+                        b, ck->target_pos, "%s: service '%s' has no containers (it is scaled to 0)", what,
+                        svc->name);
+        const char **names = arena_alloc_array(&b->plan->arena, svc->replicas, sizeof(char *));
+        if (!names)
+                return pb_oom(b);
+        for (size_t i = 0; i < svc->replicas; i++)
+                names[i] = t->containers[svc->first_container + i].name;
+        l->containers = names;
+        l->n_containers = svc->replicas;
+        return 0;
+}
+
+/* execution: process: a process target of the drill, by its name. */
+static int process_locus(
+        struct plan_builder *b, const struct drill_check *ck, const char *what, struct plan_check_locus *l) {
+        const struct drill_target *t = drill_spec_find_target(b->spec, ck->target);
+        if (!t || t->runtime != TARGET_RUNTIME_PROCESS)
+                return pb_fail(
+                        b, ck->target_pos,
+                        "%s: '%s' is not a process target of the drill (targets: with runtime: process)",
+                        what, ck->target);
+        l->process = &b->plan->targets[t - b->spec->targets];
+        return 0;
+}
+
+static int check_locus(struct plan_builder *b, const struct drill_check *ck, struct plan_check_locus *l) {
         const struct topo_container *c = NULL;
         char what[128];
         int r;
-        if (st->n_checks &&
-            !(ps->check_containers = arena_alloc_array(&b->plan->arena, st->n_checks, sizeof(char *))))
+        *l = (struct plan_check_locus){ 0 };
+        snprintf(what, sizeof(what), "check '%s' target", ck->id);
+        if (ck->execution == CHECK_LOCUS_SERVICE)
+                return service_locus(b, ck, what, l);
+        if (ck->execution == CHECK_LOCUS_PROCESS)
+                return process_locus(b, ck, what, l);
+        if (ck->execution != CHECK_LOCUS_CONTAINER)
+                return 0;
+        if ((r = resolve(b, ck->target, ck->target_pos, what, &c)) < 0)
+                return r;
+        const char **names = arena_alloc_array(&b->plan->arena, 1, sizeof(char *));
+        if (!names)
                 return pb_oom(b);
-        for (size_t i = 0; i < st->n_checks; i++) {
-                const struct drill_check *ck = &st->checks[i];
-                ps->check_containers[i] = NULL;
-                if (ck->execution != CHECK_LOCUS_CONTAINER && ck->execution != CHECK_LOCUS_SERVICE)
-                        continue;
-                snprintf(what, sizeof(what), "check '%s' target", ck->id);
-                if ((r = resolve(b, ck->target, ck->target_pos, what, &c)) < 0)
+        names[0] = c->name;
+        l->containers = names;
+        l->n_containers = 1;
+        return 0;
+}
+
+static int check_check_targets(struct plan_builder *b, struct plan_step *ps) {
+        const struct drill_step *st = ps->src;
+        int r;
+        if (st->n_checks &&
+            !(ps->check_loci = arena_alloc_array(&b->plan->arena, st->n_checks, sizeof(*ps->check_loci))))
+                return pb_oom(b);
+        for (size_t i = 0; i < st->n_checks; i++)
+                if ((r = check_locus(b, &st->checks[i], &ps->check_loci[i])) < 0)
                         return r;
-                ps->check_containers[i] = c->name;
-        }
         return 0;
 }
 

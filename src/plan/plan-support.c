@@ -60,25 +60,24 @@ int plan_support_fault(struct plan_builder *b, const struct plan_fault *f) {
 }
 
 static int check_locus_supported(struct plan_builder *b, const struct drill_check *c) {
+        enum probe_type type = c->probe.type;
         if (c->execution == CHECK_LOCUS_HOST)
                 return 0;
-        bool from_target = c->execution == CHECK_LOCUS_CONTAINER || c->execution == CHECK_LOCUS_SERVICE;
-        if (from_target && c->probe.type == PROBE_HTTP && c->probe.url &&
-            strncmp(c->probe.url, "http://", 7) != 0)
+        if (type == PROBE_HTTP && c->probe.url && strncmp(c->probe.url, "http://", 7) != 0)
                 return not_implemented(
                         b, pb_fail(b, c->probe.pos,
                                    "check '%s': only http:// URLs are probed from the target's side in "
                                    "this version (https is probed from the host: execution: host)",
                                    c->id));
-        if (from_target &&
-            (c->probe.type == PROBE_HTTP || c->probe.type == PROBE_TCP || c->probe.type == PROBE_FILE ||
-             c->probe.type == PROBE_PROCESS || c->probe.type == PROBE_EXEC))
+        bool any_locus =
+                type == PROBE_HTTP || type == PROBE_TCP || type == PROBE_FILE || type == PROBE_PROCESS;
+        if (any_locus || (type == PROBE_EXEC && c->execution != CHECK_LOCUS_PROCESS))
                 return 0; /* the agent runs it from the target's side (probe.run) */
         int r = pb_fail(
                 b, c->execution_pos,
                 "check '%s': execution %s with probe type %s is not implemented in this version; the agent "
-                "runs http, tcp, file, process and exec probes from a container or service, every probe "
-                "from the host "
+                "runs http, tcp, file and process probes from a container, service or process target, exec "
+                "probes from a container or service (the engine's exec API), every probe from the host "
                 "(execution: host)",
                 c->id, check_locus_to_string(c->execution), probe_type_to_string(c->probe.type));
         return not_implemented(b, r);

@@ -48,13 +48,22 @@ struct plan_lane {
         size_t first_fault, n_faults; /* faults[first_fault ..] run one after another */
 };
 
+/* A check's locus. container: one container; service: every container of
+ * the service, in replica order, of which the runner probes from the first
+ * one running; process: a process target of the drill (targets:). */
+struct plan_check_locus {
+        const char *const *containers;
+        size_t n_containers;
+        const struct plan_target *process;
+};
+
 struct plan_step {
         const struct drill_step *src;
         struct plan_lane *lanes; /* parallel: lanes run concurrently; sequential: one after another */
         size_t n_lanes;
-        /* per check of src: the container its probe runs from (execution
-         * container or service, resolved here), NULL for a host check */
-        const char **check_containers;
+        /* per check of src: where its probe runs from (execution container,
+         * service or process, resolved here); all empty for a host check */
+        struct plan_check_locus *check_loci;
 };
 
 /* One gate outcome, recorded like the reference's SafetyDecision. A plan

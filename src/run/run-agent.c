@@ -158,7 +158,7 @@ void runner_record_delivery(struct runner *r) {
                 json_decref(d);
 }
 
-static json_t *target_request(struct runner *r, const struct plan_target *t) {
+json_t *runner_target_request(struct runner *r, const struct plan_target *t) {
         const struct drill_target *src = t->src;
         if (src->runtime != TARGET_RUNTIME_PROCESS)
                 return json_pack(
@@ -174,7 +174,7 @@ static json_t *target_request(struct runner *r, const struct plan_target *t) {
 int runner_resolve(struct runner *r, const struct plan_target *t, json_t **ret, struct mh_error *reterr) {
         json_t *res = NULL;
         int x = agent_client_call(
-                r->agent, "target.resolve", json_pack("{s:o}", "target", target_request(r, t)),
+                r->agent, "target.resolve", json_pack("{s:o}", "target", runner_target_request(r, t)),
                 RESOLVE_CALL_MS, &res, reterr);
         json_t *identity = json_object_get(res, "identity");
         if (x >= 0 && !json_is_object(identity))

@@ -8,13 +8,13 @@
 
 #define PROBE_CALL_MARGIN_MS 5000 /* resolution, namespace entry and the round trip */
 
-/* The container the plan resolved for check c, or NULL for a host check. */
-static const char *check_container(const struct plan *pl, const struct drill_check *c) {
+/* Where the plan resolved check c to run from; NULL for a host check. */
+static const struct plan_check_locus *check_locus(const struct plan *pl, const struct drill_check *c) {
         for (size_t i = 0; i < pl->n_steps; i++) {
                 const struct plan_step *ps = &pl->steps[i];
-                for (size_t j = 0; ps->check_containers && j < ps->src->n_checks; j++)
+                for (size_t j = 0; ps->check_loci && j < ps->src->n_checks; j++)
                         if (&ps->src->checks[j] == c)
-                                return ps->check_containers[j];
+                                return &ps->check_loci[j];
         }
         return NULL;
 }
@@ -53,13 +53,13 @@ static json_t *probe_json(const struct drill_probe *p) {
                 p->method ? p->method : "GET", "expected_status", (json_int_t)p->expected_status);
 }
 
+/* container: the label of the place probed from (a container's name, a process target's). */
 static void remote_probe(
-        struct runner *r, const char *container, const struct drill_probe *p, struct probe_result *ret) {
+        struct runner *r, json_t *target, const char *container, const struct drill_probe *p,
+        struct probe_result *ret) {
         struct mh_error e = { 0 };
         json_t *res = NULL;
-        json_t *params = json_pack(
-                "{s:{s:s, s:s}, s:o}", "target", "engine", r->engine_kind ? r->engine_kind : "docker",
-                "container", container, "probe", probe_json(p));
+        json_t *params = json_pack("{s:o, s:o}", "target", target, "probe", probe_json(p));
         double began = monotonic_ms();
         int x = agent_client_call(
                 r->agent, "probe.run", params, (int)p->timeout_ms + PROBE_CALL_MARGIN_MS, &res, &e);
@@ -85,18 +85,52 @@ static void remote_probe(
         json_decref(res);
 }
 
+/* execution: service: the first container of the service that runs and is
+ * not paused, as the engine says now; NULL, with why in ret, when none is. */
+static const char *running_replica(
+        struct runner *r, const struct plan_check_locus *l, struct probe_result *ret) {
+        size_t len = (size_t)snprintf(ret->detail, sizeof(ret->detail), "no container of the service runs:");
+        if (l->n_containers == 1 || !r->opt->engine)
+                return l->containers[0]; /* the agent says whether it runs */
+        for (size_t i = 0; i < l->n_containers; i++) {
+                struct engine_container c;
+                struct mh_error e = { 0 };
+                bool ok = engine_container_inspect(r->opt->engine, l->containers[i], &c, &e) >= 0;
+                if (ok && c.running && !c.paused) {
+                        ret->detail[0] = '\0';
+                        return l->containers[i];
+                }
+                if (len < sizeof(ret->detail))
+                        len += (size_t)snprintf(
+                                ret->detail + len, sizeof(ret->detail) - len, "%s %.60s %s", i ? "," : "",
+                                l->containers[i], ok ? c.status : "not found");
+        }
+        return NULL;
+}
+
 void runner_check_probe(struct runner *r, const struct drill_check *c, struct probe_result *ret) {
-        const char *container = c->execution == CHECK_LOCUS_HOST ? NULL : check_container(r->plan, c);
+        const struct plan_check_locus *l = c->execution == CHECK_LOCUS_HOST ? NULL : check_locus(r->plan, c);
         *ret = (struct probe_result){ 0 };
         if (c->execution == CHECK_LOCUS_HOST) {
                 probe_run(&c->probe, ret);
                 return;
         }
-        if (!container || !r->agent) {
+        if (!l || (!l->n_containers && !l->process) || !r->agent) {
                 snprintf(
                         ret->detail, sizeof(ret->detail),
-                        "check %.100s: no container resolved or no agent to probe from", c->id);
+                        "check %.100s: no target resolved or no agent to probe from", c->id);
                 return;
         }
-        remote_probe(r, container, &c->probe, ret);
+        if (l->process) {
+                remote_probe(r, runner_target_request(r, l->process), l->process->label, &c->probe, ret);
+                return;
+        }
+        const char *container = running_replica(r, l, ret);
+        if (container)
+                remote_probe(
+                        r,
+                        json_pack(
+                                "{s:s, s:s}", "engine", r->engine_kind ? r->engine_kind : "docker",
+                                "container", container),
+                        container, &c->probe, ret);
 }

@@ -173,6 +173,8 @@ enum impact_step runner_impact_decide(
 /* The deliveries as an evidence event, once the run is recorded. */
 void runner_record_delivery(struct runner *r);
 /* The identity of a plan target as the agent reads it (a new reference). */
+/* What the agent is told of target t: {"engine", "container"} or a host process. */
+json_t *runner_target_request(struct runner *r, const struct plan_target *t);
 int runner_resolve(struct runner *r, const struct plan_target *t, json_t **ret, struct mh_error *reterr);
 /* The net context of a network fault's lease (delivery, peers' and the
  * target's own addresses); *ret NULL for other faults. */

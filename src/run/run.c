@@ -105,8 +105,17 @@ static int agent_preflight(struct runner *r, struct mh_error *reterr) {
         return x;
 }
 
+/* A check of the plan runs from a plain host process (execution: process). */
+static bool checks_from_process(const struct plan *pl) {
+        for (size_t i = 0; i < pl->n_steps; i++)
+                for (size_t j = 0; pl->steps[i].check_loci && j < pl->steps[i].src->n_checks; j++)
+                        if (pl->steps[i].check_loci[j].process)
+                                return true;
+        return false;
+}
+
 /* One agent for the run, with the roles its faults need (and the host role
- * only when one of them acts on a plain host process), reaching the engine
+ * only when one of them, or a check, acts on a plain host process), reaching the engine
  * through the controller's socket when it runs here. */
 static int start_agent(struct runner *r, struct mh_error *reterr) {
         const char *ids[DRILL_LIST_MAX];
@@ -118,7 +127,7 @@ static int start_agent(struct runner *r, struct mh_error *reterr) {
                                           .run_id = r->run_id,
                                           .on_lost = agent_lost,
                                           .userdata = r };
-        bool host = false;
+        bool host = checks_from_process(r->plan);
         for (size_t i = 0; i < n; i++) {
                 ids[i] = r->plan->faults[i].src->def->id;
                 host = host || r->plan->faults[i].target->src->runtime == TARGET_RUNTIME_PROCESS;

@@ -7,14 +7,22 @@
  * cannot resolve (asserted). Measured: the http check passes with status
  * 200; while ck14-b is held by net.partition (recovery: false, undone with
  * `recover execute` afterwards) the same check fails; a tcp check passes on
- * 8080 and fails on 8081 (nothing listens: refused). Needs root. */
+ * 8080 and fails on 8081 (nothing listens: refused). execution: service
+ * on a service of two replicas probes from the one that runs when the other
+ * is paused, and fails naming both when both are. execution: process probes
+ * from a host process in a netns of the test's own (ck14-ns): its
+ * 127.0.0.1:9099 answers there and not on the host's loopback. Needs root. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <netdb.h>
+#include <sched.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +35,10 @@
 #define A       "ck14-a"
 #define B       "ck14-b"
 #define ALIAS   "ck14-web"
+#define R1      "ck14-r-1"
+#define R2      "ck14-r-2"
+#define NETNS   "ck14-ns"
+#define NS_PORT "9099"
 #define COMPOSE "tests/data/compose/checks/compose.yaml"
 #define DB      "/tmp/ck14-checks.db"
 #define DRILL   "/tmp/ck14-checks.yaml"
@@ -45,9 +57,18 @@ static int docker(const char *const *argv) {
 
 #define DOCKER(...) docker((const char *const[]){ "docker", __VA_ARGS__, NULL })
 
+static pid_t ns_server; /* busybox httpd in NETNS, on its 127.0.0.1 only */
+
 static void remove_all(void) {
-        DOCKER("rm", "-f", A, B);
+        DOCKER("rm", "-f", A, B, R1, R2);
         DOCKER("network", "rm", NET);
+        if (ns_server > 0) {
+                kill(ns_server, SIGKILL);
+                waitpid(ns_server, NULL, 0);
+                ns_server = 0;
+        }
+        struct cmd_result r = run_command(NULL, (const char *const[]){ "ip", "netns", "del", NETNS, NULL });
+        cmd_result_done(&r);
         static const char *const files[] = { DB, DB "-wal", DB "-shm", DRILL };
         for (size_t i = 0; i < 4; i++)
                 unlink(files[i]);
@@ -61,9 +82,42 @@ static int stack_up(void) {
                    "com.docker.compose.project=ck14", "--label", "com.docker.compose.service=b",
                    "mayhem-test-busybox:latest", "/busybox", "httpd", "-f", "-p", "8080", "-h", "/etc") != 0)
                 return -1;
+        for (int i = 0; i < 2; i++)
+                if (DOCKER("run", "-d", "--name", i ? R2 : R1, "--network", NET, "--label",
+                           "com.docker.compose.project=ck14", "--label", "com.docker.compose.service=r",
+                           "mayhem-test-busybox:latest", "/busybox", "sleep", "3600") != 0)
+                        return -1;
         return DOCKER(
                 "run", "-d", "--name", A, "--network", NET, "--label", "com.docker.compose.project=ck14",
                 "--label", "com.docker.compose.service=a", "mayhem-test-net:latest");
+}
+
+/* A host process in a network namespace of its own, serving on that
+ * namespace's loopback: only a probe from its side reaches it. */
+static int ns_server_up(void) {
+        static const char *const steps[][8] = {
+                { "ip", "netns", "add", NETNS, NULL },
+                { "ip", "-n", NETNS, "link", "set", "lo", "up", NULL },
+        };
+        for (size_t i = 0; i < 2; i++) {
+                struct cmd_result r = run_command(NULL, steps[i]);
+                int x = r.exit;
+                cmd_result_done(&r);
+                if (x != 0)
+                        return -1;
+        }
+        int fd = open("/run/netns/" NETNS, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+                return -1;
+        ns_server = fork();
+        if (ns_server == 0) {
+                if (setns(fd, CLONE_NEWNET) == 0)
+                        execl("/bin/busybox", "busybox", "httpd", "-f", "-p", "127.0.0.1:" NS_PORT, "-h",
+                              "/etc", (char *)NULL);
+                _exit(127);
+        }
+        close(fd);
+        return ns_server > 0 ? 0 : -1;
 }
 
 static struct cmd_result mayhem(const char *const *args) {
@@ -262,10 +316,57 @@ static void test_tcp_passes_and_fails(void **state) {
         assert_non_null(strstr(detail, "refused"));
 }
 
+/* execution: service on two replicas: the running one when the other is
+ * paused; a failed observation naming both when both are. */
+static void test_service_picks_a_running_replica(void **state) {
+        char detail[512];
+        static const char drill[] =
+                "kind: drill\nname: ck14-svc\ncontainers:\n  " B ":\n    faults:\n"
+                "      - {fault: net.partition, duration: 1s}\nexecution:\n"
+                "  - check_spec:\n"
+                "      - {id: rep, execution: service, target: r, probe: {type: tcp, host: " B
+                ", port: 8080, timeout: 2s}}\n";
+        assert_int_equal(DOCKER("pause", R1), 0);
+        run_drill(drill, "**status**: completed");
+        assert_true(observed("rep", detail, sizeof(detail)) == 1);
+        assert_non_null(strstr(detail, "from " R2));
+        assert_int_equal(DOCKER("pause", R2), 0);
+        run_drill(drill, "**status**: completed");
+        double both = observed("rep", detail, sizeof(detail));
+        DOCKER("unpause", R1);
+        DOCKER("unpause", R2);
+        assert_true(both == 0);
+        assert_non_null(strstr(detail, "no container of the service runs: " R1 " paused, " R2 " paused"));
+}
+
+/* execution: process: from a host process's netns (the agent with role
+ * host); the same address from the host finds nothing. */
+static void test_process_locus(void **state) {
+        char detail[512], drill[1024];
+        snprintf(
+                drill, sizeof(drill),
+                "kind: drill\nname: ck14-proc\ntargets:\n  w:\n    runtime: process\n"
+                "    process: {pid: %d}\n    faults: [{fault: proc.pause, duration: 500ms}]\n"
+                "execution:\n  - check_spec:\n"
+                "      - {id: ns-tcp, execution: process, target: w, probe: {type: tcp, host: 127.0.0.1, "
+                "port: " NS_PORT ", timeout: 2s}}\n"
+                "      - {id: ns-http, execution: process, target: w, probe: {type: http, url: "
+                "\"http://127.0.0.1:" NS_PORT "/hostname\", timeout: 2s}}\n"
+                "      - {id: host-tcp, execution: host, probe: {type: tcp, host: 127.0.0.1, port: " NS_PORT
+                ", timeout: 2s}}\n"
+                "  - sequential: [w]\n",
+                (int)ns_server);
+        run_drill(drill, "**status**: completed");
+        assert_true(observed("ns-tcp", detail, sizeof(detail)) == 1);
+        assert_true(observed("ns-http", detail, sizeof(detail)) == 1);
+        assert_true(observed("ns-http.status", detail, sizeof(detail)) == 200);
+        assert_true(observed("host-tcp", detail, sizeof(detail)) == 0);
+}
+
 int main(void) {
         if (geteuid() != 0 || DOCKER("info") != 0)
                 return 77;
-        if (stack_up() != 0) {
+        if (stack_up() != 0 || ns_server_up() != 0) {
                 remove_all();
                 return 1;
         }
@@ -275,6 +376,8 @@ int main(void) {
                 cmocka_unit_test(test_file_and_process),
                 cmocka_unit_test(test_exec),
                 cmocka_unit_test(test_target_gone),
+                cmocka_unit_test(test_service_picks_a_running_replica),
+                cmocka_unit_test(test_process_locus),
         };
         if (getenv("MH_TEST_FILTER"))
                 cmocka_set_test_filter(getenv("MH_TEST_FILTER"));

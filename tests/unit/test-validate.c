@@ -71,6 +71,11 @@ static void expect_refused(const char *what, const struct bad *b, bool prefix) {
 #define FLT "containers.api.faults[0]"
 #define V   MH_EXIT_VALIDATION_ERROR
 
+#define AGENT_RUNS                                                                                          \
+        "the agent runs http, tcp, file and process probes from a container, service or process target, "   \
+        "exec probes from a container or service (the engine's exec API), every probe from the host "       \
+        "(execution: host)"
+
 static const struct bad refused[] = {
         /* checks this build cannot run: the execution value, line 10 col 20 */
         { F "      - fault: proc.pause\n" X
@@ -78,26 +83,27 @@ static const struct bad refused[] = {
             "        probe: {type: metric, endpoint: \"http://api/m\", query: up}\n",
           V, 10, 20,
           "check 'check-0001-0': execution container with probe type metric is not implemented in this "
-          "version; the agent runs http, tcp, file, process and exec probes from a container or service, "
-          "every "
-          "probe from the "
-          "host (execution: host)" },
+          "version; " AGENT_RUNS },
         { F "      - fault: proc.pause\n" X
             "  - check_spec:\n      - {id: s, execution: service, target: api,\n"
             "         probe: {type: metric, endpoint: \"http://api/m\", query: up}}\n",
           V, 10, 28,
-          "check 's': execution service with probe type metric is not implemented in this version; "
-          "the agent runs http, tcp, file, process and exec probes from a container or service, every probe "
-          "from "
-          "the host (execution: host)" },
+          "check 's': execution service with probe type metric is not implemented in this "
+          "version; " AGENT_RUNS },
+        /* exec needs the engine's exec API: not from a plain process */
+        { H "targets:\n  w:\n    runtime: process\n    process: {name: mayhem-no-such}\n"
+            "    faults: [{fault: proc.pause}]\nexecution:\n  - sequential: [w]\n"
+            "  - check_spec:\n      - {id: p, execution: process, target: w,\n"
+            "         probe: {type: exec, cmd: [/bin/true]}}\n",
+          V, 11, 28,
+          "check 'p': execution process with probe type exec is not implemented in this "
+          "version; " AGENT_RUNS },
+        /* a process locus names a process target of the drill */
         { F "      - fault: proc.pause\n" X
-            "  - check_spec:\n      - {id: p, execution: process, target: x,\n"
+            "  - check_spec:\n      - {id: p, execution: process, target: api,\n"
             "         probe: {type: tcp, host: h, port: 1}}\n",
-          V, 10, 28,
-          "check 'p': execution process with probe type tcp is not implemented in this version; "
-          "the agent runs http, tcp, file, process and exec probes from a container or service, every probe "
-          "from "
-          "the host (execution: host)" },
+          V, 10, 45,
+          "check 'p' target: 'api' is not a process target of the drill (targets: with runtime: process)" },
         { F "      - fault: proc.pause\n" X
             "  - check_spec:\n      - {id: t, execution: container, target: api,\n"
             "         probe: {type: http, url: \"https://api/\"}}\n",
