@@ -6,6 +6,7 @@
 #include "run-setup.h"
 
 #include <jansson.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -14,6 +15,7 @@
 #include "evidence/evidence.h"
 #include "run/recovery.h"
 #include "run/run.h"
+#include "run/steady-state.h"
 
 static const struct cli_opt run_opts[] = {
         { "compose", 'c', "COMPOSE",
@@ -63,6 +65,43 @@ static int break_glass(struct cli_ctx *ctx, const char **ret, struct mh_error *r
         return 0;
 }
 
+/* A number, or null where none was measured. */
+static json_t *number_or_null(double v) {
+        return isfinite(v) ? json_real(v) : json_null();
+}
+
+static json_t *slos_json(const struct run_result *r) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < r->n_slos; i++) {
+                const struct slo_result *s = &r->slos[i];
+                json_array_append_new(
+                        a, json_pack(
+                                   "{s:s?, s:s?, s:s, s:b, s:o, s:I, s:s}", "name", s->slo->name, "metric",
+                                   s->slo->metric, "kind", slo_kind_to_string(s->slo->kind), "passed",
+                                   s->passed, "observed", number_or_null(s->observed), "samples",
+                                   (json_int_t)s->samples, "detail", s->detail));
+        }
+        return a;
+}
+
+static json_t *steady_json(const struct run_result *r) {
+        json_t *a = json_array();
+        for (size_t i = 0; a && i < r->n_ss; i++) {
+                const struct ss_evaluation *e = &r->ss[i];
+                const char *verdict = ss_verdict_to_string(e->verdict);
+                json_array_append_new(
+                        a, json_pack(
+                                   "{s:s?, s:s, s:s, s:o, s:b, s:o, s:o, s:o, s:I, s:s}", "signal",
+                                   e->signal->name, "phase", ss_phase_to_string(e->phase), "assertion",
+                                   ss_assertion_to_string(e->assertion), "verdict",
+                                   verdict ? json_string(verdict) : json_null(), "passed", e->passed,
+                                   "baseline", number_or_null(e->b), "value", number_or_null(e->d),
+                                   "delta_pct", number_or_null(e->delta_pct), "samples",
+                                   (json_int_t)e->samples, "reason", e->reason));
+        }
+        return a;
+}
+
 static json_t *result_json(const struct run_result *r) {
         json_t *criteria = json_array();
         for (size_t i = 0; criteria && i < r->n_criteria; i++)
@@ -73,7 +112,8 @@ static json_t *result_json(const struct run_result *r) {
                                           "source_id", r->criteria[i].criterion->source_id, "satisfied",
                                           r->criteria[i].satisfied, "detail", r->criteria[i].detail));
         return json_pack(
-                "{s:s, s:s, s:s, s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:f, s:i, s:o}",
+                "{s:s, s:s, s:s, s:s, s:o, s:{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I}, s:f, s:i, s:o, s:o, "
+                "s:o}",
                 "run_id", r->run_id, "status", run_status_to_string(r->status), "verdict",
                 verdict_to_string(r->verdict), "reason", r->reason, "criteria", criteria, "faults",
                 "injected", (json_int_t)r->faults_injected, "in_force", (json_int_t)r->faults_in_force,
@@ -82,7 +122,8 @@ static json_t *result_json(const struct run_result *r) {
                 (json_int_t)r->faults_bypassed, "skipped", (json_int_t)r->faults_skipped, "wall_s",
                 r->wall_s, "exit", run_exit_code(r), "resilience",
                 r->resilience_json ? json_incref(r->resilience_json)
-                                   : json_pack("{s:s}", "not_computed", r->resilience));
+                                   : json_pack("{s:s}", "not_computed", r->resilience),
+                "slos", slos_json(r), "steady_state", steady_json(r));
 }
 
 /* --evidence-dir: the envelope `inspect history --json` prints. */

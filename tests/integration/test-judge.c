@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <jansson.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -137,11 +138,29 @@ static char *verdict_of(const char *phase) {
         return query_text(sql);
 }
 
+/* run --json carries each phase's verdict as stored. */
+static void json_says(const char *out, const char *phase, const char *verdict) {
+        json_t *doc = json_loads(out, 0, NULL), *e;
+        size_t i;
+        bool seen = false;
+        json_array_foreach(json_object_get(doc, "steady_state"), i, e) {
+                const char *p = json_string_value(json_object_get(e, "phase")),
+                           *v = json_string_value(json_object_get(e, "verdict"));
+                seen = seen || (p && v && strcmp(p, phase) == 0 && strcmp(v, verdict) == 0);
+        }
+        json_decref(doc);
+        if (!seen)
+                fail_msg("run --json has no %s %s:\n%s", phase, verdict, out);
+}
+
 static void test_steady_degraded_within(void **state) {
         write_drill("duration: 4s, delay_ms: 50", "  - parallel: [" TARGET "]\n", SS_BLOCK);
-        struct cmd_result r = run_drill();
+        fresh_db();
+        struct cmd_result r = MAYHEM(&demo, "run", DRILL, "-c", COMPOSE, "--execute", "--json");
         if (r.exit != 0)
                 fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
+        json_says(r.out, "during", "degraded-within-tolerance");
+        json_says(r.out, "post", "as-hypothesised");
         cmd_result_done(&r);
         char *during = verdict_of("during"), *post = verdict_of("post");
         double d = query_real(
