@@ -3,7 +3,9 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <unistd.h>
+
+#include "progress-live.h"
 
 #include "basic/macro.h"
 #include "config/mayhem-config.h"
@@ -60,13 +62,26 @@ static int sweep(struct cli_ctx *ctx, struct evidence *ev, bool json, struct mh_
         return 0;
 }
 
-static void print_progress(void *userdata, const char *line) {
-        FILE *f = userdata;
-        char stamp[16];
-        time_t now = time(NULL);
-        strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
-        fprintf(f, "%s %s\n", stamp, line);
-        fflush(f);
+/* A live block only on a terminal that can move its cursor. */
+static struct progress_live *progress_for(const struct cli_ctx *ctx, bool json) {
+        const char *term = getenv("TERM");
+        bool tty = isatty(fileno(ctx->err)) && term && strcmp(term, "dumb") != 0;
+        return json ? NULL : progress_live_new(ctx->err, tty);
+}
+
+static int execute(
+        struct cli_ctx *ctx, const struct plan *plan, const struct cli_execute *x, struct run_options *opt,
+        struct evidence *ev, struct run_result *ret, struct mh_error *reterr) {
+        struct progress_live *live = progress_for(ctx, x->json);
+        opt->progress = live ? progress_live_line : NULL;
+        opt->on_fault = live ? progress_live_fault : NULL;
+        opt->on_probe = live ? progress_live_probe : NULL;
+        opt->progress_userdata = live;
+        int r = sweep(ctx, ev, x->json, reterr);
+        if (r >= 0)
+                r = run_execute(plan, opt, ret, reterr);
+        progress_live_free(live);
+        return r;
 }
 
 int cli_execute_plan(
@@ -88,10 +103,8 @@ int cli_execute_plan(
         struct run_options opt = x->run;
         opt.evidence = ev;
         opt.engine = engine;
-        opt.progress = x->json ? NULL : print_progress;
-        opt.progress_userdata = ctx->err;
         opt.config_json = config_json;
-        if ((r = sweep(ctx, ev, x->json, reterr)) < 0 || (r = run_execute(plan, &opt, ret, reterr)) < 0)
+        if ((r = execute(ctx, plan, x, &opt, ev, ret, reterr)) < 0)
                 return r;
         if (x->after && (r = x->after(x->after_userdata, ev, ret, reterr)) < 0) {
                 run_result_done(ret);

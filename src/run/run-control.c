@@ -99,6 +99,30 @@ void runner_progress(struct runner *r, const char *fmt, ...) {
         pthread_mutex_unlock(&r->lock);
 }
 
+void runner_fault_phase(struct runner *r, const struct plan_fault *f, enum run_fault_phase phase) {
+        if (!r->opt->on_fault)
+                return;
+        struct run_fault_status s = { .fault_id = f->id,
+                                      .fault = f->src->def->id,
+                                      .target = f->target->label,
+                                      .phase = phase,
+                                      .hold_until_ms = monotonic_ms() + (double)f->src->duration_ms };
+        pthread_mutex_lock(&r->lock);
+        r->opt->on_fault(r->opt->progress_userdata, &s);
+        pthread_mutex_unlock(&r->lock);
+}
+
+void runner_probe_sampled(struct runner *r, const char *source, const struct probe_result *pr) {
+        if (!r->opt->on_probe)
+                return;
+        struct run_probe_status s = {
+                .source = source, .ok = pr->ok, .latency_ms = pr->latency_ms, .detail = pr->detail
+        };
+        pthread_mutex_lock(&r->lock);
+        r->opt->on_probe(r->opt->progress_userdata, &s);
+        pthread_mutex_unlock(&r->lock);
+}
+
 /* The journal no longer holds what happened: stop and undo everything. */
 void runner_evidence_failed(struct runner *r, const char *what, const struct mh_error *e) {
         pthread_mutex_lock(&r->lock);

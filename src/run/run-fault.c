@@ -386,6 +386,7 @@ static bool held_and_released(struct lease_ctx *c) {
                         runner_progress(r, "     in force: %s", c->detail);
                 else
                         runner_progress(r, "     in force: not observable (%s)", c->detail);
+                runner_fault_phase(r, f, RUN_FAULT_HOLDING);
                 hold(c);
                 observed = observed || observed_after_hold(c);
                 bump(r, observed ? &r->result->faults_proven : &r->result->faults_unobserved);
@@ -399,6 +400,7 @@ static bool held_and_released(struct lease_ctx *c) {
                         c->detail, r->run_id);
                 return ok;
         }
+        runner_fault_phase(r, f, RUN_FAULT_UNDOING);
         if (!release(c, LEASE_ACTIVE))
                 return false;
         bump(r, &r->result->faults_released);
@@ -500,6 +502,7 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
                 return false;
         }
         c.lease = agent_lease(&c);
+        runner_fault_phase(r, f, RUN_FAULT_INJECTING);
         if (!inject(&c, &e)) {
                 bool lost = !agent_client_alive(r->agent);
                 runner_progress(
@@ -524,6 +527,7 @@ bool runner_fault(struct runner *r, const struct plan_fault *f, const char *step
                 ok = held_and_released(&c);
                 set_outcome(r, f, ok ? FAULT_OUTCOME_OK : FAULT_OUTCOME_FAILED);
         }
+        runner_fault_phase(r, f, RUN_FAULT_ENDED);
         ctx_done(&c);
         return ok;
 }

@@ -111,6 +111,9 @@ bool runner_stopping(struct runner *r);
 bool runner_sleep(struct runner *r, double ms);
 /* With r->lock held: waits on r->wake until until_ms (monotonic) or a wake-up. */
 void runner_wait_locked(struct runner *r, double until_ms);
+/* For the live display (run_options.on_fault / on_probe); no-ops without one. */
+void runner_fault_phase(struct runner *r, const struct plan_fault *f, enum run_fault_phase phase);
+void runner_probe_sampled(struct runner *r, const char *source, const struct probe_result *pr);
 void runner_progress(struct runner *r, const char *fmt, ...) _printf_(2, 3);
 int runner_signals_start(struct runner *r, pthread_t *ret_thread, sigset_t *ret_old);
 void runner_signals_stop(pthread_t thread, const sigset_t *old);

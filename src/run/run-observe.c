@@ -78,6 +78,7 @@ void runner_observe_probe(
         char name[256];
         double began = monotonic_ms() - pr->latency_ms; /* the probe's latency is how long it ran */
         runner_observe_at(r, began, id, OBS_VALUE_BOOLEAN, pr->ok, pr->detail);
+        runner_probe_sampled(r, id, pr);
         snprintf(name, sizeof(name), "%s.latency_ms", id);
         runner_observe_at(r, began, name, OBS_VALUE_LATENCY, pr->latency_ms, NULL);
         if (latency_unmeasured(p, pr))

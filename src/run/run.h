@@ -106,6 +106,28 @@ struct run_result {
         json_t *resilience_json;
 };
 
+/* What a live display shows of one fault (src/cli/progress-live.c). */
+enum run_fault_phase {
+        RUN_FAULT_INJECTING,
+        RUN_FAULT_HOLDING, /* in force, held until hold_until_ms */
+        RUN_FAULT_UNDOING,
+        RUN_FAULT_ENDED, /* undone, kept, or failed: off the display */
+};
+
+struct run_fault_status {
+        const char *fault_id, *fault, *target;
+        enum run_fault_phase phase;
+        double hold_until_ms; /* monotonic_ms() clock; HOLDING only */
+};
+
+/* A probe's sample as the run recorded it (a check or an observability source). */
+struct run_probe_status {
+        const char *source;
+        bool ok;
+        double latency_ms;
+        const char *detail;
+};
+
 struct run_options {
         struct evidence *evidence;
         struct engine *engine; /* NULL when every target is a host process */
@@ -113,6 +135,10 @@ struct run_options {
          * from the run's threads, one at a time. */
         void (*progress)(void *userdata, const char *line);
         void *progress_userdata;
+        /* A fault's phase changed, a probe sampled: for a live display, under
+         * the same lock as progress; NULL: none. */
+        void (*on_fault)(void *userdata, const struct run_fault_status *s);
+        void (*on_probe)(void *userdata, const struct run_probe_status *s);
         const char *agent_ssh; /* NULL: a local agent; else "user@host" or "ssh://user@host[:port]" */
         const char *const *agent_ssh_args; /* extra ssh options, NULL-terminated, or NULL */
         const char *agent_remote_path;     /* mayhem-agent on the ssh host; NULL: from its PATH */
