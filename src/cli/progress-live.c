@@ -32,12 +32,20 @@ struct progress_live {
         size_t drawn;    /* lines of the block now on the screen */
 };
 
-/* Names, details and agents' words may hold escape sequences: never sent raw to a terminal. */
-static void copy_printable(char *dst, size_t size, const char *src) {
+/* Names, details and agents' words may hold escape sequences: never sent
+ * raw to a terminal. keep: the one control character left as it is ('\n'
+ * in a plain line, which may span lines; none in the block's). */
+static void copy_kept(char *dst, size_t size, const char *src, char keep) {
         size_t n = 0;
-        for (; src && *src && n + 1 < size; src++)
-                dst[n++] = (unsigned char)*src < 0x20 || *src == 0x7f ? '?' : *src;
+        for (; src && *src && n + 1 < size; src++) {
+                bool control = (unsigned char)*src < 0x20 || *src == 0x7f;
+                dst[n++] = control && *src != keep ? '?' : *src;
+        }
         dst[n] = '\0';
+}
+
+static void copy_printable(char *dst, size_t size, const char *src) {
+        copy_kept(dst, size, src, '\0');
 }
 
 static size_t columns(FILE *out) {
@@ -141,7 +149,7 @@ void progress_live_line(void *userdata, const char *line) {
         char stamp[16], text[1024];
         time_t now = time(NULL);
         strftime(stamp, sizeof(stamp), "%H:%M:%S", localtime(&now));
-        copy_printable(text, sizeof(text), line);
+        copy_kept(text, sizeof(text), line, '\n');
         pthread_mutex_lock(&p->lock);
         if (p->live)
                 erase_block(p);
