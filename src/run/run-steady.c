@@ -1,92 +1,16 @@
 #include "run-internal.h"
 
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "steady-state.h"
 
-/* Steady state in a run (docs/drill-format.md "steady_state"): the
- * captures, then steady-state.c judges each (phase, assertion, signal). */
+/* Steady state in a run (docs/drill-format.md "steady_state"), its second
+ * half: steady-state.c judges each (phase, assertion, signal) over what
+ * run-steady-capture.c took, and the evaluations are stored. */
 
 #define SERIES_MAX 256
-
-/* The observation a signal reads: source_id, or source_id.metric. */
-static void series_of(const struct drill_ss_signal *s, char *buf, size_t size) {
-        if (s->metric)
-                snprintf(buf, size, "%s.%s", s->source_id, s->metric);
-        else
-                snprintf(buf, size, "%s", s->source_id);
-}
-
-/* The observability source a series comes from: "<id>" or "<id>.<name>". */
-static const struct drill_obs_source *source_of(const struct drill_spec *spec, const char *series) {
-        for (size_t i = 0; i < spec->observability.n_sources; i++) {
-                const struct drill_obs_source *o = &spec->observability.sources[i];
-                size_t len = strlen(o->source_id);
-                if (strncmp(series, o->source_id, len) == 0 && (series[len] == '\0' || series[len] == '.'))
-                        return o;
-        }
-        return NULL;
-}
-
-static void sample_source(struct runner *r, const struct drill_obs_source *s) {
-        struct probe_result pr;
-        struct drill_probe metric = { .type = PROBE_METRIC,
-                                      .endpoint = s->endpoint,
-                                      .query = s->metric,
-                                      .timeout_ms = s->timeout_ms };
-        const struct drill_probe *p = s->kind == OBS_PROBE     ? &s->probe
-                                      : s->kind == OBS_METRICS ? &metric
-                                                               : NULL;
-        if (!p)
-                return; /* inspection, logs: no capture (the signal is then insufficient) */
-        probe_run(p, &pr);
-        runner_observe_probe(r, s->source_id, p, &pr);
-}
-
-/* Whether source s backs a signal (and no earlier source index did the same). */
-static bool backs_signal(const struct drill_spec *spec, const struct drill_obs_source *s) {
-        char series[SERIES_MAX];
-        for (size_t i = 0; i < spec->steady_state.n_signals; i++) {
-                series_of(&spec->steady_state.signals[i], series, sizeof(series));
-                if (source_of(spec, series) == s)
-                        return true;
-        }
-        return false;
-}
-
-void runner_steady_capture(struct runner *r, enum ss_phase phase) {
-        const struct drill_spec *spec = r->plan->spec;
-        const struct drill_steady_state *ss = &spec->steady_state;
-        bool wanted = phase == SS_PHASE_PRE;
-        for (size_t i = 0; i < ss->n_phases; i++)
-                wanted = wanted || ss->phases[i].phase == phase;
-        if (!ss->present || !wanted || runner_stopping(r))
-                return;
-        double start = monotonic_ms(), spacing = (double)ss->window_ms / (double)ss->samples;
-        size_t *from = phase == SS_PHASE_PRE ? &r->ss_pre_from : &r->ss_post_from;
-        size_t *to = phase == SS_PHASE_PRE ? &r->ss_pre_to : &r->ss_post_to;
-        runner_progress(
-                r, "steady state: capturing %s (%" PRId64 " samples over %.1fs)", ss_phase_to_string(phase),
-                ss->samples, (double)ss->window_ms / 1000);
-        pthread_mutex_lock(&r->lock);
-        *from = r->n_obs;
-        pthread_mutex_unlock(&r->lock);
-        for (int64_t k = 0; k < ss->samples; k++) {
-                double due = start + (double)k * spacing;
-                if (due > monotonic_ms() && !runner_sleep(r, due - monotonic_ms()))
-                        break;
-                for (size_t i = 0; i < spec->observability.n_sources; i++)
-                        if (backs_signal(spec, &spec->observability.sources[i]))
-                                sample_source(r, &spec->observability.sources[i]);
-        }
-        pthread_mutex_lock(&r->lock);
-        *to = r->n_obs;
-        pthread_mutex_unlock(&r->lock);
-        r->ss_post_taken = r->ss_post_taken || phase == SS_PHASE_POST;
-}
 
 /* The values of series among r->obs[from, to) (during: only samples in the
  * fault windows); a value its probe failed to measure is NAN. */
@@ -120,7 +44,7 @@ static json_t *values_json(const double *v, size_t n) {
 static double baseline_of(struct runner *r, size_t i, double *v, size_t *ret_finite) {
         const struct drill_ss_signal *s = &r->plan->spec->steady_state.signals[i];
         char series[SERIES_MAX];
-        series_of(s, series, sizeof(series));
+        ss_series_of(s, series, sizeof(series));
         size_t n = values_of(r, series, r->ss_pre_from, r->ss_pre_to, false, v);
         double b = ss_statistic(v, n, ret_finite);
         if (r->ss_given_b) {
@@ -193,7 +117,7 @@ static size_t signal_index(const struct drill_steady_state *ss, const char *name
 static double measured(struct runner *r, size_t i, enum ss_phase ph, double *v, size_t *ret_finite) {
         char series[SERIES_MAX];
         size_t n = 0, during_to = r->ss_post_taken ? r->ss_post_from : r->n_obs;
-        series_of(&r->plan->spec->steady_state.signals[i], series, sizeof(series));
+        ss_series_of(&r->plan->spec->steady_state.signals[i], series, sizeof(series));
         if (ph == SS_PHASE_PRE)
                 n = values_of(r, series, r->ss_pre_from, r->ss_pre_to, false, v);
         else if (ph == SS_PHASE_DURING)
@@ -274,29 +198,4 @@ void runner_steady_judge(struct runner *r) {
         free(b);
         free(scratch);
         free(b_finite);
-}
-
-int runner_steady_prepare(struct runner *r, struct mh_error *reterr) {
-        const struct drill_steady_state *ss = &r->plan->spec->steady_state;
-        const char *from = r->opt->baseline_from;
-        if (!from || !ss->present)
-                return 0;
-        if (!(r->ss_given_b = calloc(ss->n_signals ? ss->n_signals : 1, sizeof(double))))
-                return mh_error_set(reterr, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
-        for (size_t i = 0; i < ss->n_signals; i++) {
-                struct mh_error e = { 0 };
-                int x = evidence_ss_baseline_get(
-                        r->opt->evidence, from, ss->signals[i].name, &r->ss_given_b[i], &e);
-                if (x < 0)
-                        return mh_error_set(
-                                reterr, x, MH_EXIT_CONFIG_ERROR, "baseline_from",
-                                "--baseline-from %s: %s; nothing was touched", from, e.msg);
-                if (x == 0 || !isfinite(r->ss_given_b[i]))
-                        return mh_error_set(
-                                reterr, -ENOENT, MH_EXIT_CONFIG_ERROR, "baseline_from",
-                                "--baseline-from %s: that run recorded no baseline for signal '%s'; nothing "
-                                "was touched",
-                                from, ss->signals[i].name);
-        }
-        return 0;
 }

@@ -108,3 +108,11 @@ void ss_evaluate(const struct ss_input *in, struct ss_evaluation *ret) {
                 ret->reason, sizeof(ret->reason), "d=%.4g b=%.4g: %s", in->d, in->b,
                 held ? "holds" : "moved");
 }
+
+/* The observation a signal reads: source_id, or source_id.metric. */
+void ss_series_of(const struct drill_ss_signal *s, char *buf, size_t size) {
+        if (s->metric)
+                snprintf(buf, size, "%s.%s", s->source_id, s->metric);
+        else
+                snprintf(buf, size, "%s", s->source_id);
+}

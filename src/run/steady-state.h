@@ -27,5 +27,8 @@ struct ss_input {
 };
 void ss_evaluate(const struct ss_input *in, struct ss_evaluation *ret);
 
+/* The observation a signal reads: "source_id", or "source_id.metric". */
+void ss_series_of(const struct drill_ss_signal *s, char *buf, size_t size);
+
 const char *ss_verdict_to_string(enum ss_verdict v); /* NULL for insufficient */
 const char *ss_assertion_to_string(enum ss_assertion a);
