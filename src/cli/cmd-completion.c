@@ -10,7 +10,8 @@ static const struct cli_opt completion_opts[] = {
 static int run_completion(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
         int shell = completion_shell_from_string(args->positional[0]);
         if (shell < 0)
-                return cli_usage_error(reterr, ctx, "completion takes bash, zsh or fish, not '%s'", args->positional[0]);
+                return cli_usage_error(
+                        reterr, ctx, "completion takes bash, zsh or fish, not '%s'", args->positional[0]);
         completion_write(ctx->out, cli_root_command(), (enum completion_shell)shell);
         return 0;
 }

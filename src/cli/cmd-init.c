@@ -12,7 +12,8 @@ static const struct cli_opt init_opts[] = {
         { "compose", 'c', "COMPOSE",
           "compose file (default: compose.yaml, compose.yml, docker-compose.yml or "
           "docker-compose.yaml in the working directory)" },
-        { "output", 'o', "FILE", "write the drill to FILE (which must not exist) instead of standard output" },
+        { "output", 'o', "FILE",
+          "write the drill to FILE (which must not exist) instead of standard output" },
         CLI_OPT_HELP,
         { 0 },
 };
@@ -52,12 +53,13 @@ static int run_init(struct cli_ctx *ctx, const struct cli_args *args, struct mh_
 
         if (!compose) {
                 if ((r = compose_find_default(".", &found, reterr)) < 0)
-                        return r == -ENOENT ? mh_error_set(
-                                                      reterr, r, MH_EXIT_VALIDATION_ERROR, "compose_not_found",
-                                                      "no compose file in the current directory (looked for "
-                                                      "compose.yaml, compose.yml, docker-compose.yml and "
-                                                      "docker-compose.yaml); name one with -c FILE")
-                                            : r;
+                        return r == -ENOENT
+                                       ? mh_error_set(
+                                                 reterr, r, MH_EXIT_VALIDATION_ERROR, "compose_not_found",
+                                                 "no compose file in the current directory (looked for "
+                                                 "compose.yaml, compose.yml, docker-compose.yml and "
+                                                 "docker-compose.yaml); name one with -c FILE")
+                                       : r;
                 compose = found;
         }
         if ((r = compose_load(compose, &t, reterr)) < 0)
@@ -69,13 +71,15 @@ static int run_init(struct cli_ctx *ctx, const struct cli_args *args, struct mh_
         r = init_drill_write(
                 file ? file : ctx->out, t, compose, ctx->config->blast_radius.max_services_pct, reterr);
         if (r >= 0 && file && fclose(TAKE_PTR(file)) != 0)
-                r = mh_error_set(reterr, -errno, MH_EXIT_GENERAL_FAILURE, "io", "cannot write %s: %s", output,
-                                 strerror(errno));
+                r = mh_error_set(
+                        reterr, -errno, MH_EXIT_GENERAL_FAILURE, "io", "cannot write %s: %s", output,
+                        strerror(errno));
         if (r < 0 && output)
                 unlink(output); /* no half-written drill left behind */
         else if (output)
-                fprintf(ctx->err, "mayhem init: wrote %s; check it with `mayhem prepare validate %s -c %s`\n",
-                        output, output, compose);
+                fprintf(ctx->err,
+                        "mayhem init: wrote %s; check it with `mayhem prepare validate %s -c %s`\n", output,
+                        output, compose);
         return r;
 }
 
@@ -86,7 +90,8 @@ const struct cli_command cli_init = {
         .help = "Reads the compose file and writes a drill with one low-risk fault per service (on its\n"
                 "first container), a tcp check from this host on every published tcp port before and\n"
                 "after the faults, and a criterion on each check. It validates as written:\n"
-                "  mayhem init -c compose.yaml -o drill.yaml && mayhem prepare validate drill.yaml -c compose.yaml",
+                "  mayhem init -c compose.yaml -o drill.yaml && mayhem prepare validate drill.yaml -c "
+                "compose.yaml",
         .opts = init_opts,
         .run = run_init,
 };

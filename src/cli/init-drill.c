@@ -9,11 +9,11 @@
  * runnable, or is riskier than low, is skipped. */
 static const char *const init_safe_faults[] = { "proc.pause", "container.pause" };
 
-#define INIT_CHECK_TIMEOUT "2s"
+#define INIT_CHECK_TIMEOUT  "2s"
 #define INIT_WAIT_TIMEOUT_S 30u
-#define INIT_TARGETS_MAX 800u /* a step each, with the checks and waits inside the 1000 steps */
-#define INIT_PORTS_MAX 100u    /* checks per step, and a wait each, well inside the 1000 steps */
-#define INIT_NAME_MAX 512 /* a quoted compose name: 4 bytes per escaped byte, and the quotes */
+#define INIT_TARGETS_MAX    800u /* a step each, with the checks and waits inside the 1000 steps */
+#define INIT_PORTS_MAX      100u /* checks per step, and a wait each, well inside the 1000 steps */
+#define INIT_NAME_MAX       512  /* a quoted compose name: 4 bytes per escaped byte, and the quotes */
 
 bool init_yaml_quote(const char *s, char *buf, size_t size) {
         size_t n = 0;
@@ -111,8 +111,8 @@ static void write_checks(FILE *out, const struct topology *t, size_t n_ports, co
         for (size_t k = 0; k < n_ports; k++) {
                 struct init_port ip = port_at(t, k);
                 quote(ip.svc->name, svc);
-                fprintf(out, "      # service %s, published port %u -> %u\n", svc, (unsigned)ip.port->host_port,
-                        (unsigned)ip.port->container_port);
+                fprintf(out, "      # service %s, published port %u -> %u\n", svc,
+                        (unsigned)ip.port->host_port, (unsigned)ip.port->container_port);
                 fprintf(out, "      - id: port%zu-%s\n        probe: ", k + 1, when);
                 write_probe(out, &ip);
                 fprintf(out, "\n");
@@ -126,13 +126,15 @@ static void write_header(FILE *out, const struct topology *t, const char *compos
                 "# A starter drill for the stack of %s, written by `mayhem init`.\n"
                 "# Check it:  mayhem prepare validate THIS_FILE -c COMPOSE\n"
                 "# Run it:    mayhem run THIS_FILE -c COMPOSE --execute\n"
-                "# The format: docs/drill-format.md (man 5 mayhem-drill); the faults: `mayhem discover faults`.\n"
+                "# The format: docs/drill-format.md (man 5 mayhem-drill); the faults: `mayhem discover "
+                "faults`.\n"
                 "apiVersion: mayhem/v1\nkind: drill\n",
                 path);
         snprintf(hyp, sizeof(hyp), "%s-starter", t->project);
         quote(hyp, name);
         fprintf(out, "name: %s\n", name);
-        fprintf(out, "hypothesis: \"every service comes back by itself after its processes are held for %us\"\n",
+        fprintf(out,
+                "hypothesis: \"every service comes back by itself after its processes are held for %us\"\n",
                 INIT_FAULT_SECONDS);
 }
 
@@ -179,14 +181,16 @@ static void write_targets(FILE *out, const struct topology *t, const struct faul
                 }
                 if (!service_targeted(t, s, pct, &hit)) {
                         fprintf(out,
-                                "  # service %s left out: with the %zu service(s) that depend on it, a fault\n"
-                                "  # there hits %.1f%% of the stack, above blast_radius.max_services_pct %g\n",
+                                "  # service %s left out: with the %zu service(s) that depend on it, a "
+                                "fault\n"
+                                "  # there hits %.1f%% of the stack, above blast_radius.max_services_pct "
+                                "%g\n",
                                 svc, hit - 1, 100.0 * (double)hit / (double)t->n_services, pct);
                         continue;
                 }
                 quote(t->containers[sv->first_container].name, ctr);
-                fprintf(out, "  %s: # service %s\n    faults:\n      - fault: %s\n        duration: %us\n", ctr,
-                        svc, f->id, INIT_FAULT_SECONDS);
+                fprintf(out, "  %s: # service %s\n    faults:\n      - fault: %s\n        duration: %us\n",
+                        ctr, svc, f->id, INIT_FAULT_SECONDS);
         }
 }
 
@@ -203,7 +207,8 @@ static void write_execution(FILE *out, const struct topology *t, size_t n_ports,
                 if (!service_targeted(t, s, pct, &hit))
                         continue;
                 if (first)
-                        fprintf(out, "  # The faults, one service per step (the blast radius counts a step's services).\n");
+                        fprintf(out, "  # The faults, one service per step (the blast radius counts a "
+                                     "step's services).\n");
                 quote(t->containers[t->services[s].first_container].name, ctr);
                 fprintf(out, "  - sequential: [%s]\n", ctr);
                 first = false;
@@ -224,16 +229,17 @@ static void write_execution(FILE *out, const struct topology *t, size_t n_ports,
 
 static void write_success(FILE *out, size_t n_ports) {
         if (n_ports == 0) {
-                fprintf(out,
-                        "# No published tcp port to check from the host, so no success criteria:\n"
-                        "# add checks (check_spec, docs/drill-format.md#check_spec) and criteria on them.\n");
+                fprintf(out, "# No published tcp port to check from the host, so no success criteria:\n"
+                             "# add checks (check_spec, docs/drill-format.md#check_spec) and criteria on "
+                             "them.\n");
                 return;
         }
         fprintf(out, "# The verdict: every check passed (docs/drill-format.md#success).\nsuccess:\n"
                      "  require_all: true\n  criteria:\n");
         for (size_t k = 0; k < n_ports; k++)
-                fprintf(out, "    - {type: boolean, source_id: port%zu-before}\n"
-                             "    - {type: boolean, source_id: port%zu-after}\n",
+                fprintf(out,
+                        "    - {type: boolean, source_id: port%zu-before}\n"
+                        "    - {type: boolean, source_id: port%zu-after}\n",
                         k + 1, k + 1);
 }
 
@@ -247,8 +253,8 @@ int init_drill_write(
         if (n_targets > INIT_TARGETS_MAX)
                 return mh_error_set(
                         reterr, -E2BIG, MH_EXIT_VALIDATION_ERROR, "too_many_targets",
-                        "%s has %zu services with containers; a drill names at most %u targets", compose_shown,
-                        n_targets, INIT_TARGETS_MAX);
+                        "%s has %zu services with containers; a drill names at most %u targets",
+                        compose_shown, n_targets, INIT_TARGETS_MAX);
         if (n_ports > INIT_PORTS_MAX)
                 n_ports = INIT_PORTS_MAX; /* the first ones, in file order */
         if (n_targets == 0)
