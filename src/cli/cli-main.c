@@ -47,8 +47,8 @@ enum {
 };
 
 static const struct cli_command *const root_subcommands[] = {
-        &cli_discover, &cli_prepare, &cli_run,     &cli_maniac, &cli_inspect,
-        &cli_verify,   &cli_recover, &cli_janitor, &cli_init,   &cli_completion, NULL,
+        &cli_discover, &cli_prepare, &cli_run,  &cli_maniac,     &cli_inspect, &cli_verify,
+        &cli_recover,  &cli_janitor, &cli_init, &cli_completion, NULL,
 };
 
 static const struct cli_command cli_root = {
