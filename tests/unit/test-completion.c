@@ -79,6 +79,64 @@ static void test_option_value_is_a_file(void **state) {
         assert_non_null(strstr(got, "/etc/hostname\n"));
 }
 
+/* Runs shell with the script of `mayhem completion NAME` in a file and the
+ * lines of prelude before it and of driver_text after it; NULL when the shell is not installed. */
+static char *run_shell(
+        const char *shell, const char *const *shell_argv, const char *prelude, const char *driver_text) {
+        char script[128], path[64];
+        snprintf(path, sizeof(path), "/usr/bin/%s", shell);
+        if (access(path, X_OK) != 0)
+                return NULL;
+        snprintf(script, sizeof(script), "/tmp/in15-script-%d.%s", (int)getpid(), shell);
+        const char *gen[] = { getenv("MAYHEM_BIN"), "completion", shell, NULL };
+        struct cmd_result r = run_command(NULL, gen);
+        assert_int_equal(r.exit, 0);
+        FILE *f = fopen(script, "w");
+        assert_non_null(f);
+        fprintf(f, "%s\n%s\n%s", prelude, r.out, driver_text);
+        assert_int_equal(fclose(f), 0);
+        cmd_result_done(&r);
+        const char *argv[8];
+        size_t n = 0;
+        for (; shell_argv[n]; n++)
+                argv[n] = shell_argv[n];
+        argv[n++] = script;
+        argv[n] = NULL;
+        r = run_command("/", argv);
+        unlink(script);
+        if (r.exit != 0)
+                fprintf(stderr, "%s: %s", shell, r.err);
+        assert_int_equal(r.exit, 0);
+        free(r.err);
+        return r.out;
+}
+
+/* fish's own completion engine, through `complete -C`. */
+static void test_fish(void **state) {
+        const char *argv[] = { "fish", "--no-config", NULL };
+        _cleanup_free_ char *got = run_shell(
+                "fish", argv, "",
+                "complete -C 'mayhem r'\necho ---\ncomplete -C 'mayhem --db x prepare v'\n");
+        if (!got)
+                skip();
+        assert_string_equal(got, "recover\nrun\n---\nvalidate\n");
+}
+
+/* zsh: the function with compadd and _files standing in for the completion
+ * system (compadd's own matching filters by prefix). */
+static void test_zsh(void **state) {
+        const char *argv[] = { "zsh", "-f", NULL };
+        _cleanup_free_ char *got = run_shell(
+                "zsh", argv, "compdef() { echo \"compdef $*\" >&2; }",
+                "compadd() { shift; print -l -- \"$@\" | grep -- \"^${words[CURRENT]}\"; }\n"
+                "_files() { echo FILES; }\n"
+                "words=(mayhem r); CURRENT=2; _mayhem\n"
+                "words=(mayhem run -c x); CURRENT=4; _mayhem\n");
+        if (!got)
+                skip();
+        assert_string_equal(got, "run\nrecover\nFILES\n");
+}
+
 static void test_other_shells(void **state) {
         const char *zsh[] = { getenv("MAYHEM_BIN"), "completion", "zsh", NULL };
         struct cmd_result r = run_command(NULL, zsh);
@@ -102,6 +160,8 @@ int main(void) {
                 cmocka_unit_test(test_command_words),
                 cmocka_unit_test(test_run_options),
                 cmocka_unit_test(test_option_value_is_a_file),
+                cmocka_unit_test(test_fish),
+                cmocka_unit_test(test_zsh),
                 cmocka_unit_test(test_other_shells),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
