@@ -13,7 +13,7 @@ static const char *const init_safe_faults[] = { "proc.pause", "container.pause" 
 #define INIT_WAIT_TIMEOUT_S 30u
 #define INIT_TARGETS_MAX    800u /* a step each, with the checks and waits inside the 1000 steps */
 #define INIT_PORTS_MAX      100u /* checks per step, and a wait each, well inside the 1000 steps */
-#define INIT_NAME_MAX       512  /* a quoted compose name: 4 bytes per escaped byte, and the quotes */
+#define INIT_NAME_MAX       2048 /* a quoted project-service-n name: 4 bytes per escaped byte */
 
 bool init_yaml_quote(const char *s, char *buf, size_t size) {
         size_t n = 0;
@@ -130,7 +130,7 @@ static void write_header(FILE *out, const struct topology *t, const char *compos
                 "faults`.\n"
                 "apiVersion: mayhem/v1\nkind: drill\n",
                 path);
-        snprintf(hyp, sizeof(hyp), "%s-starter", t->project);
+        snprintf(hyp, sizeof(hyp), "%.100s-starter", t->project); /* a drill name has at most 128 */
         quote(hyp, name);
         fprintf(out, "name: %s\n", name);
         fprintf(out,
