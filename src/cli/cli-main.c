@@ -8,6 +8,7 @@
 #include "basic/strv.h"
 #include "basic/suggest.h"
 #include "cli-config.h"
+#include "completion.h"
 #include "config.h"
 
 static const struct cli_opt root_opts[] = {
@@ -46,8 +47,8 @@ enum {
 };
 
 static const struct cli_command *const root_subcommands[] = {
-        &cli_discover, &cli_prepare, &cli_run,     &cli_maniac, &cli_inspect,
-        &cli_verify,   &cli_recover, &cli_janitor, NULL,
+        &cli_discover, &cli_prepare, &cli_run,  &cli_maniac,     &cli_inspect, &cli_verify,
+        &cli_recover,  &cli_janitor, &cli_init, &cli_completion, NULL,
 };
 
 static const struct cli_command cli_root = {
@@ -60,6 +61,10 @@ static const struct cli_command cli_root = {
         .opts = root_opts,
         .subcommands = root_subcommands,
 };
+
+const struct cli_command *cli_root_command(void) {
+        return &cli_root;
+}
 
 int cli_command_resolve(
         struct cli_ctx *ctx, const struct cli_command *parent, const char *word,
