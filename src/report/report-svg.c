@@ -23,7 +23,17 @@ void svg_label(FILE *out, double y, const char *name, const char *note) {
                 html_escape(out, note, SIZE_MAX);
         }
         fputs("</title>", out);
-        html_escape(out, name, SVG_LABEL_MAX);
+        size_t len = name ? strlen(name) : 0;
+        if (len <= SVG_LABEL_MAX)
+                html_escape(out, name, SIZE_MAX);
+        else {
+                /* head…tail: names that differ at their end (service-01, service-02) stay apart */
+                const char *tail = name + len - SVG_LABEL_MAX / 2;
+                while (tail > name && (*(const unsigned char *)tail & 0xC0) == 0x80)
+                        tail--;                                /* not into the middle of a UTF-8 sequence */
+                html_escape(out, name, SVG_LABEL_MAX / 2 - 1); /* writes the … */
+                html_escape(out, tail, SIZE_MAX);
+        }
         fputs("</text>\n", out);
 }
 
