@@ -88,7 +88,8 @@ static int teardown(void **state) {
         }
         unlink(drill);
         unlink(page);
-        run_command(NULL, (const char *const[]){ "rm", "-rf", profile, NULL });
+        struct cmd_result rm = run_command(NULL, (const char *const[]){ "rm", "-rf", profile, NULL });
+        cmd_result_done(&rm);
         return 0;
 }
 
