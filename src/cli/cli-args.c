@@ -68,7 +68,8 @@ static int parse_one_option(
                 return cli_usage_error(reterr, ctx, "unknown option '%s'", a);
         if (ret->n_given >= CLI_GIVEN_MAX)
                 return cli_usage_error(reterr, ctx, "more than %d options", CLI_GIVEN_MAX);
-        if ((r = take_value(ctx, &opts[idx], eq ? eq + 1 : NULL, i, argc, argv, &ret->values[idx], reterr)) < 0)
+        if ((r = take_value(ctx, &opts[idx], eq ? eq + 1 : NULL, i, argc, argv, &ret->values[idx], reterr)) <
+            0)
                 return r;
         ret->given[ret->n_given].opt = idx;
         ret->given[ret->n_given++].value = ret->values[idx];
@@ -120,7 +121,8 @@ const char *cli_arg(const struct cli_ctx *ctx, const struct cli_args *args, cons
 }
 
 size_t cli_arg_all(
-        const struct cli_ctx *ctx, const struct cli_args *args, const char *name, const char **ret, size_t max) {
+        const struct cli_ctx *ctx, const struct cli_args *args, const char *name, const char **ret,
+        size_t max) {
         const struct cli_command *cmd = ctx->command;
         size_t n = 0;
         for (size_t i = 0; cmd->opts && cmd->opts[i].name; i++)

@@ -91,7 +91,8 @@ extern const struct cli_command cli_run;
 extern const struct cli_command cli_maniac;
 extern const struct cli_command cli_inspect;
 extern const struct cli_command cli_inspect_run; /* cmd-inspect-run.c */
-extern const struct cli_command cli_inspect_report; /* cmd-inspect-report.c */
 extern const struct cli_command cli_verify;
 extern const struct cli_command cli_recover;
 extern const struct cli_command cli_janitor;
+
+extern const struct cli_command cli_inspect_report; /* cmd-inspect-report.c */

@@ -24,7 +24,8 @@ static int run_inspect_report(struct cli_ctx *ctx, const struct cli_args *args, 
         json_t *record = NULL;
         int r;
         if (f < 0)
-                return cli_usage_error(reterr, ctx, "--format takes json, junit, html or md, not '%s'", format);
+                return cli_usage_error(
+                        reterr, ctx, "--format takes json, junit, html or md, not '%s'", format);
         if (path && !path[0])
                 return cli_usage_error(reterr, ctx, "-o takes a file name, not an empty one");
         if ((r = evidence_open_read(ctx->db_path, &ev, reterr)) < 0 ||

@@ -19,7 +19,8 @@ static const struct cli_opt maniac_opts[] = {
         { "replay", 0, "RUN_ID", "run the draws of that maniac run again, in the same order" },
         { "execute", 0, NULL, "really inject the faults (without it: refused)" },
         { "json", 0, NULL, "print the result as JSON" },
-        { "report", 0, "FORMAT=FILE", "after the run, write its report (json|junit|html|md) to FILE; repeatable" },
+        { "report", 0, "FORMAT=FILE",
+          "after the run, write its report (json|junit|html|md) to FILE; repeatable" },
         CLI_OPT_HELP,
         { 0 },
 };
@@ -218,7 +219,8 @@ static int run_maniac(struct cli_ctx *ctx, const struct cli_args *args, struct m
 const struct cli_command cli_maniac = {
         .name = "maniac",
         .summary = "random faults from a drill or the catalog, seeded and replayable (needs --execute)",
-        .usage = "[SPEC] [-c COMPOSE] [--steps N] [--seed N] [--ctr CONTAINER] --execute [--report FORMAT=FILE]... "
+        .usage = "[SPEC] [-c COMPOSE] [--steps N] [--seed N] [--ctr CONTAINER] --execute [--report "
+                 "FORMAT=FILE]... "
                  "[--json] | "
                  "--replay RUN_ID --execute",
         .help = "Draws --steps faults at random (config.maniac.level 1..5: a container and its first\n"

@@ -36,7 +36,8 @@ static const struct cli_opt run_opts[] = {
         { "diff", 0, "FILE", "print what changed against the plan saved in FILE, then stop" },
         { "evidence-dir", 0, "DIR", "write the run's evidence envelope to DIR/RUN_ID.json" },
         { "baseline-from", 0, "RUN_ID", "grade steady state against that run's recorded baselines" },
-        { "report", 0, "FORMAT=FILE", "after the run, write its report (json|junit|html|md) to FILE; repeatable" },
+        { "report", 0, "FORMAT=FILE",
+          "after the run, write its report (json|junit|html|md) to FILE; repeatable" },
         CLI_OPT_HELP,
         { 0 },
 };

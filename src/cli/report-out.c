@@ -46,7 +46,8 @@ static int file_error(struct mh_error *reterr, int code, const char *what, const
                 strerror(-code));
 }
 
-int report_file_write(const char *path, enum report_format f, const json_t *record, struct mh_error *reterr) {
+int report_file_write(
+        const char *path, enum report_format f, const json_t *record, struct mh_error *reterr) {
         char tmp[4096];
         if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= sizeof(tmp))
                 return file_error(reterr, -ENAMETOOLONG, "write", path);

@@ -32,8 +32,9 @@ static const char *str_or(const json_t *o, const char *key, const char *fallback
 static double timestamp_s(const char *ts) {
         struct tm tm = { 0 };
         int ms = 0, used = 0;
-        if (!ts || sscanf(ts, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-                          &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &ms, &used) != 7 ||
+        if (!ts ||
+            sscanf(ts, "%4d-%2d-%2dT%2d:%2d:%2d.%3dZ%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+                   &tm.tm_min, &tm.tm_sec, &ms, &used) != 7 ||
             used != (int)strlen(ts))
                 return NAN;
         tm.tm_year -= 1900;
@@ -49,7 +50,7 @@ static json_t *span_s(const char *start, const char *end) {
 }
 
 static json_t *bool_or_null(const json_t *v) {
-        return json_is_boolean(v) ? json_boolean(json_is_true(v))
+        return json_is_boolean(v)   ? json_boolean(json_is_true(v))
                : json_is_integer(v) ? json_boolean(json_integer_value(v) != 0)
                                     : json_null();
 }
@@ -95,8 +96,8 @@ static json_t *criteria_part(const json_t *record) {
 }
 
 static json_t *slos_part(const json_t *record) {
-        static const char *const keys[] = { "name",     "kind",     "metric",  "operator", "threshold",
-                                            "unit",     "window_s", "observed", "samples", "reason" };
+        static const char *const keys[] = { "name", "kind",     "metric",   "operator", "threshold",
+                                            "unit", "window_s", "observed", "samples",  "reason" };
         json_t *a = json_array();
         size_t i;
         json_t *s;

@@ -13,7 +13,11 @@
  * 0 when the bytes are no shortest-form sequence of a scalar value. */
 static size_t utf8_decode(const unsigned char *s, uint32_t *ret) {
         static const uint32_t min[] = { 0, 0, 0x80, 0x800, 0x10000 };
-        size_t n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 : (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+        size_t n = s[0] < 0x80             ? 1
+                   : (s[0] & 0xe0) == 0xc0 ? 2
+                   : (s[0] & 0xf0) == 0xe0 ? 3
+                   : (s[0] & 0xf8) == 0xf0 ? 4
+                                           : 0;
         if (n == 0)
                 return 0;
         uint32_t cp = n == 1 ? s[0] : s[0] & (0x7f >> n);

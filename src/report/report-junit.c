@@ -26,10 +26,10 @@ struct junit_case {
         char name[1024];
         double time_s;
         enum outcome outcome;
-        char message[2048];    /* failure / error / skipped message: the measured value */
-        const char *type;      /* failure type: criterion, slo, steady_state, fault */
-        char out[2048];        /* <system-out>: what was measured when it passed; "" none */
-        const json_t *fault;   /* a fault's case: its params become <properties> */
+        char message[2048];  /* failure / error / skipped message: the measured value */
+        const char *type;    /* failure type: criterion, slo, steady_state, fault */
+        char out[2048];      /* <system-out>: what was measured when it passed; "" none */
+        const json_t *fault; /* a fault's case: its params become <properties> */
 };
 
 struct junit {
@@ -84,7 +84,8 @@ static void put_fault_properties(struct junit *j, const json_t *f) {
         put_property(j, "state", str_or(f, "state", ""));
         json_object_foreach((json_t *)json_object_get(f, "params"), key, v) {
                 char name[300];
-                _cleanup_free_ char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+                _cleanup_free_ char *text =
+                        json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
                 snprintf(name, sizeof(name), "param.%s", key);
                 put_property(j, name, json_is_string(v) ? json_string_value(v) : text ? text : "");
         }
@@ -136,7 +137,8 @@ static void emit(struct junit *j, const struct junit_case *c) {
 static void run_case(struct junit *j, const json_t *doc) {
         const json_t *run = json_object_get(doc, "run");
         const char *status = str_or(run, "status", "unknown");
-        struct junit_case c = { .type = "run", .time_s = json_number_value(json_object_get(run, "duration_s")) };
+        struct junit_case c = { .type = "run",
+                                .time_s = json_number_value(json_object_get(run, "duration_s")) };
         snprintf(c.name, sizeof(c.name), "run: completed");
         c.outcome = streq(status, "completed") ? OUTCOME_PASS : OUTCOME_ERROR;
         snprintf(c.message, sizeof(c.message), "run %s, verdict %s", status, str_or(doc, "verdict", "none"));
@@ -152,8 +154,9 @@ static void criteria_cases(struct junit *j, const json_t *doc) {
                 struct junit_case c = { .type = "criterion" };
                 snprintf(c.name, sizeof(c.name), "criterion %zu: %s", i + 1, str_or(x, "name", "?"));
                 c.outcome = json_is_true(json_object_get(x, "passed")) ? OUTCOME_PASS : OUTCOME_FAILURE;
-                snprintf(c.outcome == OUTCOME_PASS ? c.out : c.message, sizeof(c.out), "%s",
-                         str_or(x, "detail", "no detail recorded"));
+                snprintf(
+                        c.outcome == OUTCOME_PASS ? c.out : c.message, sizeof(c.out), "%s",
+                        str_or(x, "detail", "no detail recorded"));
                 emit(j, &c);
         }
 }
@@ -169,10 +172,11 @@ static void slo_cases(struct junit *j, const json_t *doc) {
                 number_text(json_object_get(x, "samples"), samples, sizeof(samples));
                 snprintf(c.name, sizeof(c.name), "slo %zu: %s", i + 1, str_or(x, "name", "?"));
                 c.outcome = json_is_true(json_object_get(x, "passed")) ? OUTCOME_PASS : OUTCOME_FAILURE;
-                snprintf(c.outcome == OUTCOME_PASS ? c.out : c.message, sizeof(c.out),
-                         "observed=%s %s (wanted %s %s %s; %s samples): %s", observed, str_or(x, "unit", ""),
-                         str_or(x, "operator", "?"), threshold, str_or(x, "unit", ""), samples,
-                         str_or(x, "reason", ""));
+                snprintf(
+                        c.outcome == OUTCOME_PASS ? c.out : c.message, sizeof(c.out),
+                        "observed=%s %s (wanted %s %s %s; %s samples): %s", observed, str_or(x, "unit", ""),
+                        str_or(x, "operator", "?"), threshold, str_or(x, "unit", ""), samples,
+                        str_or(x, "reason", ""));
                 emit(j, &c);
         }
 }
@@ -189,12 +193,17 @@ static void steady_cases(struct junit *j, const json_t *doc) {
                 bool critical = streq(str_or(x, "severity", "critical"), "critical");
                 number_text(json_object_get(x, "value"), value, sizeof(value));
                 number_text(json_object_get(x, "baseline"), baseline, sizeof(baseline));
-                snprintf(c.name, sizeof(c.name), "steady-state %zu: %s %s %s", i + 1, str_or(x, "signal", "?"),
-                         str_or(x, "phase", "?"), str_or(x, "assertion", "?"));
+                snprintf(
+                        c.name, sizeof(c.name), "steady-state %zu: %s %s %s", i + 1,
+                        str_or(x, "signal", "?"), str_or(x, "phase", "?"), str_or(x, "assertion", "?"));
                 c.outcome = passed || !critical ? OUTCOME_PASS : OUTCOME_FAILURE;
-                snprintf(c.outcome == OUTCOME_PASS ? c.out : c.message, sizeof(c.out),
-                         "%s%s: value=%s baseline=%s: %s", passed ? "" : critical ? "" : "WARN: ",
-                         str_or(x, "verdict", "insufficient"), value, baseline, str_or(x, "reason", ""));
+                snprintf(
+                        c.outcome == OUTCOME_PASS ? c.out : c.message, sizeof(c.out),
+                        "%s%s: value=%s baseline=%s: %s",
+                        passed     ? ""
+                        : critical ? ""
+                                   : "WARN: ",
+                        str_or(x, "verdict", "insufficient"), value, baseline, str_or(x, "reason", ""));
                 emit(j, &c);
         }
 }
@@ -206,8 +215,9 @@ static void fault_case(
         const char *fail_text) {
         struct junit_case c = { .type = "fault", .fault = f };
         const json_t *v = json_object_get(f, key);
-        snprintf(c.name, sizeof(c.name), "fault %s %s on %s: %s", str_or(f, "id", "?"), str_or(f, "fault", "?"),
-                 str_or(f, "target", "?"), what);
+        snprintf(
+                c.name, sizeof(c.name), "fault %s %s on %s: %s", str_or(f, "id", "?"),
+                str_or(f, "fault", "?"), str_or(f, "target", "?"), what);
         if (streq(key, "in_force"))
                 c.time_s = json_number_value(json_object_get(f, "held_s"));
         if (!streq(key, "in_force") && json_is_true(json_object_get(f, "kept"))) {
@@ -221,8 +231,9 @@ static void fault_case(
                 snprintf(c.message, sizeof(c.message), "%s", fail_text);
         } else {
                 c.outcome = OUTCOME_ERROR;
-                snprintf(c.message, sizeof(c.message), "%s: nothing recorded (lease %s)", what,
-                         str_or(f, "state", "?"));
+                snprintf(
+                        c.message, sizeof(c.message), "%s: nothing recorded (lease %s)", what,
+                        str_or(f, "state", "?"));
         }
         emit(j, &c);
 }
@@ -233,11 +244,15 @@ static void fault_cases(struct junit *j, const json_t *doc) {
         json_array_foreach(json_object_get(doc, "faults"), i, f) {
                 char in_force[1200], not_in_force[1200], verified[1200], failed[1200];
                 const char *detail = str_or(f, "detail", "");
-                snprintf(in_force, sizeof(in_force), "%s%s%s",
-                         json_is_false(json_object_get(f, "observed")) ? "in force: not observable (" : "in force: ",
-                         detail, json_is_false(json_object_get(f, "observed")) ? ")" : "");
+                snprintf(
+                        in_force, sizeof(in_force), "%s%s%s",
+                        json_is_false(json_object_get(f, "observed")) ? "in force: not observable ("
+                                                                      : "in force: ",
+                        detail, json_is_false(json_object_get(f, "observed")) ? ")" : "");
                 snprintf(not_in_force, sizeof(not_in_force), "NOT in force: %s", detail);
-                snprintf(verified, sizeof(verified), "verified: %s", str_or(f, "recovery_detail", "verify passed"));
+                snprintf(
+                        verified, sizeof(verified), "verified: %s",
+                        str_or(f, "recovery_detail", "verify passed"));
                 snprintf(failed, sizeof(failed), "%s", str_or(f, "escalation_notes", "undo failed"));
                 fault_case(j, f, "in force", "in_force", in_force, not_in_force);
                 fault_case(j, f, "undone", "undone", "undo ops succeeded", failed);
@@ -293,7 +308,8 @@ static int suite_header(struct strbuf *b, const struct junit *j, const json_t *d
         if (r >= 0)
                 r = suite_property(b, "verdict", json_object_get(doc, "verdict"));
         if (r >= 0)
-                r = suite_property(b, "resilience", json_object_get(json_object_get(doc, "resilience"), "score"));
+                r = suite_property(
+                        b, "resilience", json_object_get(json_object_get(doc, "resilience"), "score"));
         return r < 0 ? r : strbuf_puts(b, "    </properties>\n");
 }
 

@@ -46,7 +46,8 @@ static const char *flag(const json_t *v, const char *yes, const char *no) {
 static void all_pass(struct md *m, const char *label, const json_t *list, const json_t *tally) {
         if (!json_array_size(list))
                 return;
-        put(m, "**%s**: %s\n", label, json_integer_value(json_object_get(tally, "failed")) ? "FAILED" : "ALL PASS");
+        put(m, "**%s**: %s\n", label,
+            json_integer_value(json_object_get(tally, "failed")) ? "FAILED" : "ALL PASS");
 }
 
 static void header(struct md *m, const json_t *doc) {
@@ -70,7 +71,9 @@ static void criteria(struct md *m, const json_t *doc) {
         const json_t *totals = json_object_get(doc, "totals");
         size_t i;
         json_t *x;
-        all_pass(m, "success criteria", json_object_get(doc, "criteria"), json_object_get(totals, "criteria"));
+        all_pass(
+                m, "success criteria", json_object_get(doc, "criteria"),
+                json_object_get(totals, "criteria"));
         json_array_foreach(json_object_get(doc, "criteria"), i, x) {
                 put(m, "- [%s] ", json_is_true(json_object_get(x, "passed")) ? "PASS" : "FAIL");
                 text(m, str(x, "name"));
@@ -94,7 +97,9 @@ static void criteria(struct md *m, const json_t *doc) {
                 text(m, str(x, "reason"));
                 put(m, "\n");
         }
-        all_pass(m, "steady state", json_object_get(doc, "steady_state"), json_object_get(totals, "steady_state"));
+        all_pass(
+                m, "steady state", json_object_get(doc, "steady_state"),
+                json_object_get(totals, "steady_state"));
         json_array_foreach(json_object_get(doc, "steady_state"), i, x) {
                 put(m, "- [%s] ", json_is_true(json_object_get(x, "passed")) ? "PASS" : "FAIL");
                 text(m, str(x, "phase"));
@@ -115,10 +120,12 @@ static void faults(struct md *m, const json_t *doc) {
         size_t i;
         json_t *f;
         put(m,
-            "**faults**: %" JSON_INTEGER_FORMAT " leased, %" JSON_INTEGER_FORMAT " in force, %" JSON_INTEGER_FORMAT
-            " undone, %" JSON_INTEGER_FORMAT " verified\n",
-            json_integer_value(json_object_get(t, "total")), json_integer_value(json_object_get(t, "in_force")),
-            json_integer_value(json_object_get(t, "undone")), json_integer_value(json_object_get(t, "verified")));
+            "**faults**: %" JSON_INTEGER_FORMAT " leased, %" JSON_INTEGER_FORMAT
+            " in force, %" JSON_INTEGER_FORMAT " undone, %" JSON_INTEGER_FORMAT " verified\n",
+            json_integer_value(json_object_get(t, "total")),
+            json_integer_value(json_object_get(t, "in_force")),
+            json_integer_value(json_object_get(t, "undone")),
+            json_integer_value(json_object_get(t, "verified")));
         if (!json_array_size(json_object_get(doc, "faults")))
                 return;
         put(m, "\n| lease | fault | target | held s | in force | undone | verified | detail |\n"
@@ -156,7 +163,8 @@ static void observations(struct md *m, const json_t *doc) {
                 put(m, " | ");
                 text(m, str(o, "kind"));
                 put(m, " | %" JSON_INTEGER_FORMAT " | %" JSON_INTEGER_FORMAT " | ",
-                    json_integer_value(json_object_get(o, "count")), json_integer_value(json_object_get(o, "failed")));
+                    json_integer_value(json_object_get(o, "count")),
+                    json_integer_value(json_object_get(o, "failed")));
                 number(m, json_object_get(o, "min"));
                 put(m, " | ");
                 number(m, json_object_get(o, "max"));

@@ -130,12 +130,13 @@ static char *read_all(const char *path) {
 /* "suites 1 cases N failures N errors N skipped N names-unique yes" from junitparser. */
 static void junitparser_counts(const char *path, int *cases, int *failures, int *errors) {
         struct cmd_result r = run_command(
-                NULL, (const char *const[]){ "/usr/bin/python3", source_path("tests/integration/junit-count.py"),
-                                             path, NULL });
+                NULL, (const char *const[]){ "/usr/bin/python3",
+                                             source_path("tests/integration/junit-count.py"), path, NULL });
         int suites = -1, skipped = -1;
         char unique[8] = "";
-        if (r.exit != 0 || sscanf(r.out, "suites %d cases %d failures %d errors %d skipped %d names-unique %7s",
-                                  &suites, cases, failures, errors, &skipped, unique) != 6)
+        if (r.exit != 0 ||
+            sscanf(r.out, "suites %d cases %d failures %d errors %d skipped %d names-unique %7s", &suites,
+                   cases, failures, errors, &skipped, unique) != 6)
                 fail_msg("junit-count: exit %d\n%s%s", r.exit, r.out, r.err);
         print_message("junitparser: %.*s\n", (int)strcspn(r.out, "\n"), r.out);
         assert_int_equal(suites, 1);
@@ -150,16 +151,17 @@ static void test_reports_match_the_run(void **state) {
         snprintf(json_arg, sizeof(json_arg), "json=%s", json_path);
         snprintf(md_arg, sizeof(md_arg), "md=%s", md);
         struct cmd_result r = run_command(
-                NULL, (const char *const[]){ getenv("MAYHEM_BIN"), "--db", db, "run", drill, "--execute", "--json",
-                                             "--report", junit_arg, "--report", json_arg, "--report", md_arg,
-                                             NULL });
+                NULL, (const char *const[]){ getenv("MAYHEM_BIN"), "--db", db, "run", drill, "--execute",
+                                             "--json", "--report", junit_arg, "--report", json_arg,
+                                             "--report", md_arg, NULL });
         json_t *res = json_loads(r.out, 0, NULL);
         if (r.exit != 1 || !res)
                 fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
         /* What the run said: its criteria, how many faults were leased. */
         size_t i, criteria = json_array_size(json_object_get(res, "criteria")), failed = 0;
         json_t *c;
-        json_array_foreach(json_object_get(res, "criteria"), i, c) failed += !json_is_true(json_object_get(c, "satisfied"));
+        json_array_foreach(json_object_get(res, "criteria"), i, c) failed +=
+                !json_is_true(json_object_get(c, "satisfied"));
         json_int_t faults = json_integer_value(json_object_get(json_object_get(res, "faults"), "injected"));
         const char *run_id = json_string_value(json_object_get(res, "run_id"));
         assert_int_equal(criteria, 2);
@@ -174,15 +176,17 @@ static void test_reports_match_the_run(void **state) {
         assert_int_equal(errors, 0);
 
         struct cmd_result v = run_command(
-                NULL, (const char *const[]){ "/usr/bin/python3", source_path("tests/integration/json-validate.py"),
-                                             source_path("docs/report-schema.json"), json_path, NULL });
+                NULL,
+                (const char *const[]){ "/usr/bin/python3", source_path("tests/integration/json-validate.py"),
+                                       source_path("docs/report-schema.json"), json_path, NULL });
         if (v.exit != 0 || strcmp(v.out, "valid\n") != 0)
                 fail_msg("json-validate: exit %d\n%s%s", v.exit, v.out, v.err);
         cmd_result_done(&v);
 
         char *text = read_all(md);
         assert_non_null(text);
-        if (!strstr(text, "**verdict**: fail\n") || !strstr(text, "- [FAIL] latency:poll.latency\\_ms (latency="))
+        if (!strstr(text, "**verdict**: fail\n") ||
+            !strstr(text, "- [FAIL] latency:poll.latency\\_ms (latency="))
                 fail_msg("markdown:\n%s", text);
         free(text);
 
@@ -209,8 +213,8 @@ static void test_bad_report_runs_nothing(void **state) {
         unlink(db);
         for (size_t i = 0; i < 3; i++) {
                 struct cmd_result r = run_command(
-                        NULL, (const char *const[]){ getenv("MAYHEM_BIN"), "--db", db, "run", drill, "--execute",
-                                                     "--report", bad[i], NULL });
+                        NULL, (const char *const[]){ getenv("MAYHEM_BIN"), "--db", db, "run", drill,
+                                                     "--execute", "--report", bad[i], NULL });
                 if (r.exit != 4 || !strstr(r.err, "--report"))
                         fail_msg("--report %s: exit %d\n%s%s", bad[i], r.exit, r.out, r.err);
                 cmd_result_done(&r);
@@ -220,8 +224,8 @@ static void test_bad_report_runs_nothing(void **state) {
 
 static void test_inspect_report_errors(void **state) {
         struct cmd_result r = run_command(
-                NULL, (const char *const[]){ getenv("MAYHEM_BIN"), "--db", db, "inspect", "report", "r-rp15-none",
-                                             "--format", "junit", NULL });
+                NULL, (const char *const[]){ getenv("MAYHEM_BIN"), "--db", db, "inspect", "report",
+                                             "r-rp15-none", "--format", "junit", NULL });
         assert_int_equal(r.exit, 4); /* as inspect run */
         cmd_result_done(&r);
 }
