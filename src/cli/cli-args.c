@@ -66,7 +66,14 @@ static int parse_one_option(
         }
         if (r < 0)
                 return cli_usage_error(reterr, ctx, "unknown option '%s'", a);
-        return take_value(ctx, &opts[idx], eq ? eq + 1 : NULL, i, argc, argv, &ret->values[idx], reterr);
+        if (ret->n_given >= CLI_GIVEN_MAX)
+                return cli_usage_error(reterr, ctx, "more than %d options", CLI_GIVEN_MAX);
+        if ((r = take_value(ctx, &opts[idx], eq ? eq + 1 : NULL, i, argc, argv, &ret->values[idx], reterr)) <
+            0)
+                return r;
+        ret->given[ret->n_given].opt = idx;
+        ret->given[ret->n_given++].value = ret->values[idx];
+        return 0;
 }
 
 int cli_parse_args(
@@ -111,4 +118,17 @@ const char *cli_arg(const struct cli_ctx *ctx, const struct cli_args *args, cons
                 if (strcmp(cmd->opts[i].name, name) == 0)
                         return args->values[i];
         return NULL;
+}
+
+size_t cli_arg_all(
+        const struct cli_ctx *ctx, const struct cli_args *args, const char *name, const char **ret,
+        size_t max) {
+        const struct cli_command *cmd = ctx->command;
+        size_t n = 0;
+        for (size_t i = 0; cmd->opts && cmd->opts[i].name; i++)
+                if (strcmp(cmd->opts[i].name, name) == 0)
+                        for (size_t g = 0; g < args->n_given; g++)
+                                if (args->given[g].opt == i && n++ < max)
+                                        ret[n - 1] = args->given[g].value;
+        return n;
 }

@@ -12,6 +12,10 @@ int cli_check_arity(
         struct mh_error *reterr);
 /* The value of option `name` (a flag gives ""), NULL when not given. */
 const char *cli_arg(const struct cli_ctx *ctx, const struct cli_args *args, const char *name);
+/* Every value of a repeatable option `name`, in order, at most max in ret; returns how many were given. */
+size_t cli_arg_all(
+        const struct cli_ctx *ctx, const struct cli_args *args, const char *name, const char **ret,
+        size_t max);
 /* A subcommand of parent by exact name, else unique prefix; an ambiguous
  * prefix is exit 10 (ambiguous_command), an unknown word exit 2. */
 int cli_command_resolve(

@@ -35,7 +35,7 @@ struct cli_ctx {
         FILE *out, *err;
 };
 
-#define CLI_OPTS_MAX 16
+#define CLI_OPTS_MAX 24
 
 struct cli_opt {
         const char *name; /* long name without "--" */
@@ -44,8 +44,15 @@ struct cli_opt {
         const char *help;
 };
 
+#define CLI_GIVEN_MAX 64 /* option values given on one command line */
+
 struct cli_args {
         const char *values[CLI_OPTS_MAX]; /* by option index; "" for a given flag, NULL when absent */
+        struct {
+                size_t opt; /* option index */
+                const char *value;
+        } given[CLI_GIVEN_MAX]; /* every option in the order given: a repeatable one's values */
+        size_t n_given;
         char **positional;
         size_t n_positional;
 };
@@ -89,3 +96,5 @@ extern const struct cli_command cli_recover;
 extern const struct cli_command cli_janitor;
 extern const struct cli_command cli_init;       /* cmd-init.c */
 extern const struct cli_command cli_completion; /* cmd-completion.c */
+
+extern const struct cli_command cli_inspect_report; /* cmd-inspect-report.c */

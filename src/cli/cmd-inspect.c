@@ -203,8 +203,9 @@ static const struct cli_command inspect_leases = {
         .run = run_leases,
 };
 
-static const struct cli_command *const inspect_subcommands[] = { &inspect_runs, &inspect_history,
-                                                                 &inspect_leases, &cli_inspect_run, NULL };
+static const struct cli_command *const inspect_subcommands[] = { &inspect_runs,       &inspect_history,
+                                                                 &inspect_leases,     &cli_inspect_run,
+                                                                 &cli_inspect_report, NULL };
 
 const struct cli_command cli_inspect = {
         .name = "inspect",

@@ -2,6 +2,7 @@
 #include "cli-inputs.h"
 #include "cli-internal.h"
 #include "cli-maniac.h"
+#include "report-out.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -18,6 +19,8 @@ static const struct cli_opt maniac_opts[] = {
         { "replay", 0, "RUN_ID", "run the draws of that maniac run again, in the same order" },
         { "execute", 0, NULL, "really inject the faults (without it: refused)" },
         { "json", 0, NULL, "print the result as JSON" },
+        { "report", 0, "FORMAT=FILE",
+          "after the run, write its report (json|junit|html|md) to FILE; repeatable" },
         CLI_OPT_HELP,
         { 0 },
 };
@@ -136,9 +139,21 @@ static int print_result(
         return 0;
 }
 
+struct reports {
+        const struct cli_ctx *ctx;
+        const struct report_out *v;
+        size_t n;
+};
+
+static int write_reports(
+        void *userdata, struct evidence *ev, const struct run_result *res, struct mh_error *reterr) {
+        const struct reports *rp = userdata;
+        return report_outs_write(rp->ctx, ev, res->run_id, rp->v, rp->n, reterr);
+}
+
 static int execute(
         struct cli_ctx *ctx, struct maniac_job *j, bool json, enum cli_intent intent,
-        struct mh_error *reterr) {
+        const struct reports *reports, struct mh_error *reterr) {
         struct run_result res = { 0 };
         struct cli_execute x = { .json = json,
                                  .engine = ctx->podman ? ENGINE_PODMAN : ENGINE_DOCKER,
@@ -149,7 +164,9 @@ static int execute(
                                                   intent == CLI_INTENT_EXPLICIT ? "explicit" : NULL,
                                           .skip_gate = ctx->skip_gate,
                                           .on_begin = record,
-                                          .on_begin_userdata = j } };
+                                          .on_begin_userdata = j },
+                                 .after = write_reports,
+                                 .after_userdata = (void *)reports };
         int r = cli_execute_plan(ctx, j->plan, &x, &res, reterr);
         if (r < 0)
                 return r;
@@ -177,8 +194,11 @@ static int load(
 static int run_maniac(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
         _cleanup_(maniac_job_done) struct maniac_job j = { 0 };
         bool json = want_json(ctx, args);
+        struct report_out outs[REPORT_OUTS_MAX];
+        struct reports reports = { ctx, outs, 0 };
         int r;
-        if ((r = load(ctx, args, &j, reterr)) < 0 || (r = maniac_job_plan(ctx, &j, reterr)) < 0)
+        if ((r = report_outs_parse(ctx, args, outs, &reports.n, reterr)) < 0 ||
+            (r = load(ctx, args, &j, reterr)) < 0 || (r = maniac_job_plan(ctx, &j, reterr)) < 0)
                 return r;
         for (size_t i = 0; !json && i < j.plan->n_warnings; i++)
                 cli_print_warning(ctx, j.plan->warnings[i]);
@@ -193,13 +213,15 @@ static int run_maniac(struct cli_ctx *ctx, const struct cli_args *args, struct m
                         "maniac drew %zu fault(s) (seed %" PRId64 ") and injects nothing without --execute; "
                         "pass --execute to run them, or --dry-run to see them",
                         j.n_draws, j.draws[0].seed);
-        return execute(ctx, &j, json, intent, reterr);
+        return execute(ctx, &j, json, intent, &reports, reterr);
 }
 
 const struct cli_command cli_maniac = {
         .name = "maniac",
         .summary = "random faults from a drill or the catalog, seeded and replayable (needs --execute)",
-        .usage = "[SPEC] [-c COMPOSE] [--steps N] [--seed N] [--ctr CONTAINER] --execute [--json] | "
+        .usage = "[SPEC] [-c COMPOSE] [--steps N] [--seed N] [--ctr CONTAINER] --execute [--report "
+                 "FORMAT=FILE]... "
+                 "[--json] | "
                  "--replay RUN_ID --execute",
         .help = "Draws --steps faults at random (config.maniac.level 1..5: a container and its first\n"
                 "fault, one of its faults, any fault of the drill, then with +-10 % or +-20 % duration\n"

@@ -3,6 +3,7 @@
 #include "cli-inputs.h"
 #include "cli-internal.h"
 #include "evidence-dir.h"
+#include "report-out.h"
 #include "run-setup.h"
 
 #include <jansson.h>
@@ -35,6 +36,8 @@ static const struct cli_opt run_opts[] = {
         { "diff", 0, "FILE", "print what changed against the plan saved in FILE, then stop" },
         { "evidence-dir", 0, "DIR", "write the run's evidence envelope to DIR/RUN_ID.json" },
         { "baseline-from", 0, "RUN_ID", "grade steady state against that run's recorded baselines" },
+        { "report", 0, "FORMAT=FILE",
+          "after the run, write its report (json|junit|html|md) to FILE; repeatable" },
         CLI_OPT_HELP,
         { 0 },
 };
@@ -162,22 +165,25 @@ struct after_run {
         const struct cli_args *args;
         const struct plan *plan;
         bool json;
+        const struct report_out *reports;
+        size_t n_reports;
 };
 
 static int after_run(
         void *userdata, struct evidence *ev, const struct run_result *res, struct mh_error *reterr) {
         const struct after_run *a = userdata;
-        return report(a->ctx, a->args, ev, a->plan, res, a->json, reterr);
+        int r = report(a->ctx, a->args, ev, a->plan, res, a->json, reterr);
+        return r < 0 ? r : report_outs_write(a->ctx, ev, res->run_id, a->reports, a->n_reports, reterr);
 }
 
 static int execute(
         struct cli_ctx *ctx, const struct cli_args *args, struct run_setup *s, enum cli_intent intent,
-        const char *glass, struct mh_error *reterr) {
+        const char *glass, const struct report_out *reports, size_t n_reports, struct mh_error *reterr) {
         _cleanup_free_ char *spec = json_dumps(s->spec, JSON_COMPACT | JSON_SORT_KEYS);
         struct run_result res = { 0 };
         bool json = ctx->format == CLI_FORMAT_JSON || cli_arg(ctx, args, "json");
         const char *ssh_args[] = { "-F", cli_arg(ctx, args, "ssh-config"), NULL };
-        struct after_run a = { ctx, args, s->in.plan, json };
+        struct after_run a = { ctx, args, s->in.plan, json, reports, n_reports };
         struct cli_execute x = {
                 .json = json,
                 .engine = s->engine,
@@ -206,7 +212,12 @@ static int execute(
 static int run_run(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
         _cleanup_(run_setup_done) struct run_setup s = { 0 };
         const char *glass = NULL, *diff = cli_arg(ctx, args, "diff");
-        int r = run_setup_load(ctx, args, &s, reterr);
+        struct report_out reports[REPORT_OUTS_MAX];
+        size_t n_reports = 0;
+        int r = report_outs_parse(ctx, args, reports, &n_reports, reterr);
+        if (r < 0)
+                return r;
+        r = run_setup_load(ctx, args, &s, reterr);
         if (r != 0) /* a refusal, or --dry-run done: it wins over --execute */
                 return r < 0 ? r : 0;
         cli_inputs_warn(ctx, &s.in);
@@ -221,7 +232,7 @@ static int run_run(struct cli_ctx *ctx, const struct cli_args *args, struct mh_e
         }
         if ((r = break_glass(ctx, &glass, reterr)) < 0)
                 return r;
-        return execute(ctx, args, &s, intent, glass, reterr);
+        return execute(ctx, args, &s, intent, glass, reports, n_reports, reterr);
 }
 
 const struct cli_command cli_run = {
@@ -229,7 +240,8 @@ const struct cli_command cli_run = {
         .summary = "run a drill: inject, observe, undo, verify, judge (needs --execute)",
         .usage = "[SPEC] [-c COMPOSE] --execute [--ctr CONTAINER] [--engine docker|podman] [--from-plan "
                  "FILE | "
-                 "--plan-id RUN_ID] [--diff FILE] [--evidence-dir DIR] [--baseline-from RUN_ID] [--json]",
+                 "--plan-id RUN_ID] [--diff FILE] [--evidence-dir DIR] [--baseline-from RUN_ID] [--report "
+                 "FORMAT=FILE]... [--json]",
         .help = "Plans the drill, then with --execute runs it against the live engine: every fault gets a\n"
                 "write-ahead lease in the evidence database (--db, default mayhem.db) before it is "
                 "injected,\n"
