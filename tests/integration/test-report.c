@@ -27,7 +27,7 @@
  * docs/report-schema.json with python3-jsonschema; `inspect report` writes
  * the same bytes again from the evidence. Files: /tmp/rp15-*. */
 
-static char db[64], drill[64], junit[64], json_path[64], md[64], again[64];
+static char db[64], drill[64], junit[64], json_path[64], md[64], again[64], html[64];
 static pid_t server = -1;
 static int port;
 
@@ -54,6 +54,7 @@ static int setup(void **state) {
         snprintf(json_path, sizeof(json_path), "/tmp/rp15-%d.json", pid);
         snprintf(md, sizeof(md), "/tmp/rp15-%d.md", pid);
         snprintf(again, sizeof(again), "/tmp/rp15-%d-again.xml", pid);
+        snprintf(html, sizeof(html), "/tmp/rp15-%d.html", pid);
         int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 64) < 0 ||
             getsockname(fd, (struct sockaddr *)&a, &len) < 0)
@@ -74,7 +75,7 @@ static int teardown(void **state) {
                 kill(server, SIGKILL);
                 waitpid(server, NULL, 0);
         }
-        const char *files[] = { drill, junit, json_path, md, again };
+        const char *files[] = { drill, junit, json_path, md, again, html };
         for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
                 unlink(files[i]);
         static const char *const suffixes[] = { "", "-wal", "-shm" };
@@ -146,14 +147,15 @@ static void junitparser_counts(const char *path, int *cases, int *failures, int 
 
 static void test_reports_match_the_run(void **state) {
         write_drill();
-        char junit_arg[80], json_arg[80], md_arg[80];
+        char junit_arg[80], json_arg[80], md_arg[80], html_arg[80];
         snprintf(junit_arg, sizeof(junit_arg), "junit=%s", junit);
         snprintf(json_arg, sizeof(json_arg), "json=%s", json_path);
         snprintf(md_arg, sizeof(md_arg), "md=%s", md);
+        snprintf(html_arg, sizeof(html_arg), "html=%s", html);
         struct cmd_result r = run_command(
                 NULL, (const char *const[]){ getenv("MAYHEM_BIN"), "--db", db, "run", drill, "--execute",
                                              "--json", "--report", junit_arg, "--report", json_arg,
-                                             "--report", md_arg, NULL });
+                                             "--report", md_arg, "--report", html_arg, NULL });
         json_t *res = json_loads(r.out, 0, NULL);
         if (r.exit != 1 || !res)
                 fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
@@ -188,6 +190,13 @@ static void test_reports_match_the_run(void **state) {
         if (!strstr(text, "**verdict**: fail\n") ||
             !strstr(text, "- [FAIL] latency:poll.latency\\_ms (latency="))
                 fail_msg("markdown:\n%s", text);
+        free(text);
+
+        /* The page: one shaded window for the one fault (test-report-html reads it in Chromium). */
+        text = read_all(html);
+        assert_non_null(text);
+        if (strncmp(text, "<!DOCTYPE html>", 15) != 0 || !strstr(text, "class=\"fault-window"))
+                fail_msg("html:\n%.400s", text);
         free(text);
 
         /* The evidence gives the same JUnit file again, byte for byte. */
