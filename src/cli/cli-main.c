@@ -47,7 +47,7 @@ enum {
 
 static const struct cli_command *const root_subcommands[] = {
         &cli_discover, &cli_prepare, &cli_run,     &cli_maniac, &cli_inspect,
-        &cli_verify,   &cli_recover, &cli_janitor, NULL,
+        &cli_verify,   &cli_recover, &cli_janitor, &cli_doctor, NULL,
 };
 
 static const struct cli_command cli_root = {

@@ -87,3 +87,4 @@ extern const struct cli_command cli_inspect_run; /* cmd-inspect-run.c */
 extern const struct cli_command cli_verify;
 extern const struct cli_command cli_recover;
 extern const struct cli_command cli_janitor;
+extern const struct cli_command cli_doctor; /* cmd-doctor.c */
