@@ -14,16 +14,15 @@ static const char *const doctor_status_table[_DOCTOR_STATUS_MAX] = {
 };
 DEFINE_STRING_TABLE_LOOKUP(doctor_status, enum doctor_status)
 
+/* Whatever does not fit is cut, and the text then ends with "...". */
 static void vappend(char *buf, const char *sep, const char *fmt, va_list ap) {
         size_t used = strlen(buf);
-        if (used + 4 >= DOCTOR_TEXT_MAX)
-                return;
-        if (used > 0 && sep)
-                used += (size_t)snprintf(buf + used, DOCTOR_TEXT_MAX - used, "%s", sep);
-        if (used >= DOCTOR_TEXT_MAX - 4)
-                return;
-        int n = vsnprintf(buf + used, DOCTOR_TEXT_MAX - used, fmt, ap);
-        if (n >= 0 && used + (size_t)n >= DOCTOR_TEXT_MAX)
+        char piece[DOCTOR_TEXT_MAX];
+        int n = vsnprintf(piece, sizeof(piece), fmt, ap);
+        if (n < 0 || used >= DOCTOR_TEXT_MAX - 1)
+                return; /* full: only a cut (marked) text fills it */
+        int m = snprintf(buf + used, DOCTOR_TEXT_MAX - used, "%s%s", used > 0 && sep ? sep : "", piece);
+        if (m < 0 || used + (size_t)m >= DOCTOR_TEXT_MAX || (size_t)n >= sizeof(piece))
                 memcpy(buf + DOCTOR_TEXT_MAX - 4, "...", 4);
 }
 
