@@ -20,7 +20,7 @@
 static const struct cli_opt doctor_opts[] = {
         { "json", 0, NULL, "machine-readable output: an array of {check, status, detail, disables, fix}" },
         { "agent", 0, "ssh://USER@HOST[:PORT]",
-          "also check mayhem-agent on that host, over ssh, as run does" },
+          "check mayhem-agent on that host over ssh instead of a local one, as run --agent does" },
         { "ssh-config", 0, "FILE", "ssh client configuration for --agent (ssh -F FILE)" },
         { "remote-agent", 0, "PATH", "mayhem-agent's path on the --agent host" },
         CLI_OPT_HELP,
