@@ -107,7 +107,9 @@ static void check_feature(
         bool present = *feature_of((struct impact_kernel *)k, t);
         struct changes ch;
         compare(k, t, present, &ch);
-        enum doctor_status st = present ? DOCTOR_OK : ch.n_bypassed + ch.n_fallbacks ? DOCTOR_MISSING : DOCTOR_WARN;
+        enum doctor_status st = present                          ? DOCTOR_OK
+                                : ch.n_bypassed + ch.n_fallbacks ? DOCTOR_MISSING
+                                                                 : DOCTOR_WARN;
         struct doctor_check *c = doctor_add(r, st, "kernel %s", t->name);
         if (present) {
                 doctor_detail(c, "%s: present on %s", t->what, where);
