@@ -13,6 +13,7 @@
 
 #include "agent/agent-client.h"
 #include "catalog/catalog.h"
+#include "doctor-fidelity.h"
 #include "doctor.h"
 #include "engine/engine.h"
 #include "evidence/evidence.h"
@@ -23,6 +24,9 @@ static const struct cli_opt doctor_opts[] = {
           "check mayhem-agent on that host over ssh instead of a local one, as run --agent does" },
         { "ssh-config", 0, "FILE", "ssh client configuration for --agent (ssh -F FILE)" },
         { "remote-agent", 0, "PATH", "mayhem-agent's path on the --agent host" },
+        { "fidelity", 0, NULL,
+          "hold net.latency, net.packet_loss and proc.pause on a throwaway container; print requested vs "
+          "achieved" },
         CLI_OPT_HELP,
         { 0 },
 };
@@ -183,10 +187,43 @@ static void print_text(struct cli_ctx *ctx, const struct doctor_report *r) {
         }
 }
 
+static int run_fidelity(struct cli_ctx *ctx, bool json, struct mh_error *reterr) {
+        json_t *rows = NULL, *row;
+        char where[256];
+        size_t i, outside = 0;
+        int r = doctor_fidelity(
+                ctx->podman ? ENGINE_PODMAN : ENGINE_DOCKER, &rows, where, sizeof(where), reterr);
+        if (r < 0)
+                return r;
+        json_array_foreach(rows, i, row) outside += !json_is_true(json_object_get(row, "within"));
+        if (json) {
+                r = cli_print_json(ctx, rows, reterr);
+                return r < 0 ? r : outside ? MH_EXIT_GENERAL_FAILURE : 0;
+        }
+        fprintf(ctx->out, "fidelity on %s, each fault through mayhem run:\n", where);
+        fprintf(ctx->out, "%-16s %-14s %-28s %-12s %-24s %s\n", "fault", "requested", "achieved", "delivery",
+                "tolerance", "within");
+        json_array_foreach(rows, i, row) {
+                fprintf(ctx->out, "%-16s %-14s %-28s %-12s %-24s %s (run exit %d)\n",
+                        json_string_value(json_object_get(row, "fault")),
+                        json_string_value(json_object_get(row, "requested")),
+                        json_string_value(json_object_get(row, "achieved")),
+                        json_string_value(json_object_get(row, "delivery")),
+                        json_string_value(json_object_get(row, "tolerance")),
+                        json_is_true(json_object_get(row, "within")) ? "yes" : "NO",
+                        (int)json_integer_value(json_object_get(row, "run_exit")));
+        }
+        json_decref(rows);
+        return outside ? MH_EXIT_GENERAL_FAILURE : 0;
+}
+
 static int run_doctor(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {
         static struct doctor_report report; /* large: not on the stack */
         struct doctor_report *r = &report;
         json_t *caps = NULL;
+        if (cli_arg(ctx, args, "fidelity"))
+                return run_fidelity(
+                        ctx, ctx->format == CLI_FORMAT_JSON || cli_arg(ctx, args, "json"), reterr);
         r->n = 0;
         check_engine(r, ENGINE_DOCKER, !ctx->podman);
         check_engine(r, ENGINE_PODMAN, ctx->podman);
@@ -212,12 +249,14 @@ static int run_doctor(struct cli_ctx *ctx, const struct cli_args *args, struct m
 const struct cli_command cli_doctor = {
         .name = "doctor",
         .summary = "check what this machine gives mayhem: engines, privileges, cgroups, kernel features",
-        .usage = "[--json] [--agent ssh://USER@HOST]",
+        .usage = "[--json] [--agent ssh://USER@HOST] [--fidelity]",
         .help = "One line per check: ok, warn or missing, what it is, what its absence disables and how\n"
                 "to fix it, each measured the way mayhem uses it (the engine client, the agent's own\n"
                 "probes, the impact gate, the evidence store). Touches nothing.\n"
                 "Exit 0 when nothing missing disables a fault or a run, 3 when something does\n"
-                "(docs/doctor.md).",
+                "(docs/doctor.md). --fidelity holds each measured fault for a few seconds on a\n"
+                "throwaway container (mayhem run, the real undo and verify) and prints requested vs\n"
+                "achieved: exit 0 when all are within tolerance, 1 when one is not, 3 when it cannot run.",
         .opts = doctor_opts,
         .run = run_doctor,
 };
