@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -21,7 +22,9 @@
  * detail, disables, fix}; a kernel with neither netem nor NFQUEUE (the
  * agent's report masked by kernel-mask-agent) bypasses net.latency, which
  * the netem line names, and exits 3; an unwritable journal exits 3; and
- * doctor leaves the host as it found it (nft tables, qdiscs, containers). */
+ * doctor leaves the host as it found it (nft tables, qdiscs, containers);
+ * --fidelity's figures are within tolerance, in under 2 minutes, and leave
+ * nothing behind either. */
 
 #define DB "/tmp/dr15-doctor.db"
 
@@ -163,6 +166,42 @@ static void test_unwritable_journal(void **state) {
         cmd_result_done(&r);
 }
 
+/* --fidelity on this machine: under 2 minutes, every figure within the
+ * integration tests' tolerances, and nothing left behind. */
+static void test_fidelity(void **state) {
+        (void)state;
+        char *before = host_state();
+        const char *argv[] = { mayhem(), "doctor", "--fidelity", "--json", NULL };
+        time_t start = time(NULL);
+        struct cmd_result r = run_command(NULL, argv);
+        double took = difftime(time(NULL), start);
+        print_message("doctor --fidelity: %.0f s\n%s", took, r.out);
+        assert_true(took < 120);
+        json_t *rows = json_loads(r.out, 0, NULL);
+        if (r.exit != 0 || json_array_size(rows) != 3)
+                fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
+        size_t i;
+        json_t *row;
+        json_array_foreach(rows, i, row) {
+                assert_true(json_is_true(json_object_get(row, "within")));
+                assert_int_equal(json_integer_value(json_object_get(row, "run_exit")), 0);
+        }
+        assert_string_equal(
+                json_string_value(json_object_get(json_array_get(rows, 0), "delivery")),
+                access("/sys/module/sch_netem", F_OK) == 0 ? "netem" : "shaper");
+        json_decref(rows);
+        cmd_result_done(&r);
+        char *after = host_state();
+        assert_string_equal(before, after);
+        assert_null(strstr(after, "mayhem-fidelity-"));
+        const char *ls[] = { "ls", "/tmp", NULL };
+        struct cmd_result t = run_command(NULL, ls);
+        assert_null(strstr(t.out, "mayhem-fidelity-"));
+        cmd_result_done(&t);
+        free(before);
+        free(after);
+}
+
 int main(void) {
         if (geteuid() != 0) {
                 fprintf(stderr, "needs root (the agent probes the kernel in a throwaway netns)\n");
@@ -180,6 +219,7 @@ int main(void) {
                 cmocka_unit_test(test_json_parses),
                 cmocka_unit_test(test_masked_kernel_bypasses),
                 cmocka_unit_test(test_unwritable_journal),
+                cmocka_unit_test(test_fidelity),
         };
         int rc = cmocka_run_group_tests(tests, NULL, NULL);
         unlink(DB);
