@@ -28,6 +28,7 @@
 #define FIDELITY_IMAGE "mayhem-demo-api:latest"
 #define FIDELITY_PORT  8080
 #define FIDELITY_LABEL "org.mayhem.fidelity"
+#define FIDELITY_CPUS  0.5 /* the container's CPU limit: cpu.saturate's allowance */
 #define LOG_MAX        (1u << 20)
 
 extern char **environ;
@@ -36,6 +37,7 @@ enum measure {
         MEASURE_RTT,   /* added round trip, ms */
         MEASURE_LOSS,  /* echoes lost, % */
         MEASURE_PAUSE, /* time the service did not answer, s */
+        MEASURE_CPU,   /* added share of the container's CPU allowance, % */
 };
 
 static const struct fidelity_case {
@@ -48,6 +50,7 @@ static const struct fidelity_case {
         { "net.latency", "delay_ms: 100", 4, MEASURE_RTT, 100 },
         { "net.packet_loss", "percent: 20", 4, MEASURE_LOSS, 20 },
         { "proc.pause", "", 3, MEASURE_PAUSE, 3 },
+        { "cpu.saturate", "percent: 50", 6, MEASURE_CPU, 50 },
 };
 
 struct fidelity_env {
@@ -78,7 +81,8 @@ static int env_up(struct fidelity_env *env, enum engine_kind kind, struct mh_err
                 return r;
         snprintf(env->name, sizeof(env->name), "mayhem-fidelity-%d", (int)getpid());
         if ((r = engine_container_create(
-                     env->engine, FIDELITY_IMAGE, env->name, FIDELITY_LABEL, env->id, reterr)) < 0) {
+                     env->engine, FIDELITY_IMAGE, env->name, FIDELITY_LABEL, (int64_t)(FIDELITY_CPUS * 1e9),
+                     env->id, reterr)) < 0) {
                 if (r == -ENOENT && reterr)
                         snprintf(
                                 reterr->msg, sizeof(reterr->msg),
@@ -207,14 +211,38 @@ static double pause_seen(const struct fidelity_env *env, pid_t pid) {
         return longest;
 }
 
+/* The share of the allowance the container used over ms, in percent; NAN
+ * when the engine does not tell. */
+static double cpu_share(const struct fidelity_env *env, int ms) {
+        uint64_t a, b;
+        double t0 = now_s();
+        if (engine_container_cpu_usage(env->engine, env->id, &a, NULL) < 0)
+                return NAN;
+        usleep((useconds_t)ms * 1000);
+        double t1 = now_s();
+        if (engine_container_cpu_usage(env->engine, env->id, &b, NULL) < 0 || b < a)
+                return NAN;
+        return 100.0 * (double)(b - a) / 1e9 / (t1 - t0) / FIDELITY_CPUS;
+}
+
 /* 99 % interval of a binomial count, as tests/common/netprobe.c's. */
 static bool in_binomial(unsigned k, unsigned n, double p) {
         double sd = sqrt(n * p * (1 - p)), mean = n * p;
         return k >= mean - 2.576 * sd && k <= mean + 2.576 * sd;
 }
 
+static void requested_text(const struct fidelity_case *fc, char *buf, size_t size) {
+        switch (fc->measure) {
+        case MEASURE_RTT: snprintf(buf, size, "+%.0f ms RTT", fc->requested); break;
+        case MEASURE_LOSS: snprintf(buf, size, "%.0f %% lost", fc->requested); break;
+        case MEASURE_PAUSE: snprintf(buf, size, "%.0f s paused", fc->requested); break;
+        case MEASURE_CPU: snprintf(buf, size, "+%.0f %% of %.1f CPU", fc->requested, FIDELITY_CPUS); break;
+        }
+}
+
 static json_t *run_case(const struct fidelity_env *env, const struct fidelity_case *fc) {
         struct doctor_echo base = { 0 }, during = { 0 };
+        double idle = fc->measure == MEASURE_CPU ? cpu_share(env, 1000) : 0;
         char log[160], achieved[96] = "not measured", requested[64], tolerance[64] = "";
         bool within = false;
         if (fc->measure != MEASURE_PAUSE)
@@ -243,6 +271,12 @@ static json_t *run_case(const struct fidelity_env *env, const struct fidelity_ca
                 within = fabs(seen - fc->requested) <= 0.5;
                 snprintf(achieved, sizeof(achieved), "%.2f s without an answer", seen);
                 snprintf(tolerance, sizeof(tolerance), "±0.5 s");
+        } else if (injected && fc->measure == MEASURE_CPU) {
+                usleep(1500000); /* the burners settle (test-cpu allows 5 s; they take well under 1) */
+                double added = cpu_share(env, 3000) - idle;
+                within = !isnan(added) && fabs(added - fc->requested) <= 5.0;
+                snprintf(achieved, sizeof(achieved), "+%.1f %% of %.1f CPU", added, FIDELITY_CPUS);
+                snprintf(tolerance, sizeof(tolerance), "±5 points");
         }
         int code = wait_run(pid);
         _cleanup_free_ char *text = read_log(log);
@@ -250,12 +284,7 @@ static json_t *run_case(const struct fidelity_env *env, const struct fidelity_ca
         const char *at = text ? strstr(text, "delivered by ") : NULL;
         if (at)
                 sscanf(at, "delivered by %31s", delivery);
-        snprintf(
-                requested, sizeof(requested),
-                fc->measure == MEASURE_RTT    ? "+%.0f ms RTT"
-                : fc->measure == MEASURE_LOSS ? "%.0f %% lost"
-                                              : "%.0f s paused",
-                fc->requested);
+        requested_text(fc, requested, sizeof(requested));
         return json_pack(
                 "{s:s, s:s, s:s, s:s, s:s, s:b, s:i, s:i}", "fault", fc->fault, "requested", requested,
                 "achieved", achieved, "tolerance", tolerance, "delivery", delivery, "within",

@@ -178,7 +178,7 @@ static void test_fidelity(void **state) {
         print_message("doctor --fidelity: %.0f s\n%s", took, r.out);
         assert_true(took < 120);
         json_t *rows = json_loads(r.out, 0, NULL);
-        if (r.exit != 0 || json_array_size(rows) != 3)
+        if (r.exit != 0 || json_array_size(rows) != 4)
                 fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
         size_t i;
         json_t *row;
