@@ -25,8 +25,8 @@ static const struct cli_opt doctor_opts[] = {
         { "ssh-config", 0, "FILE", "ssh client configuration for --agent (ssh -F FILE)" },
         { "remote-agent", 0, "PATH", "mayhem-agent's path on the --agent host" },
         { "fidelity", 0, NULL,
-          "hold net.latency, net.packet_loss and proc.pause on a throwaway container; print requested vs "
-          "achieved" },
+          "hold net.latency, net.packet_loss, proc.pause and cpu.saturate on a throwaway container; print "
+          "requested vs achieved" },
         CLI_OPT_HELP,
         { 0 },
 };
