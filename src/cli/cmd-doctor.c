@@ -195,7 +195,8 @@ static int run_fidelity(struct cli_ctx *ctx, bool json, struct mh_error *reterr)
                 ctx->podman ? ENGINE_PODMAN : ENGINE_DOCKER, &rows, where, sizeof(where), reterr);
         if (r < 0)
                 return r;
-        json_array_foreach(rows, i, row) outside += !json_is_true(json_object_get(row, "within"));
+        json_array_foreach(rows, i, row) outside += json_is_true(json_object_get(row, "measured")) &&
+                                                    !json_is_true(json_object_get(row, "within"));
         if (json) {
                 r = cli_print_json(ctx, rows, reterr);
                 return r < 0 ? r : outside ? MH_EXIT_GENERAL_FAILURE : 0;
@@ -210,7 +211,9 @@ static int run_fidelity(struct cli_ctx *ctx, bool json, struct mh_error *reterr)
                         json_string_value(json_object_get(row, "achieved")),
                         json_string_value(json_object_get(row, "delivery")),
                         json_string_value(json_object_get(row, "tolerance")),
-                        json_is_true(json_object_get(row, "within")) ? "yes" : "NO",
+                        !json_is_true(json_object_get(row, "measured")) ? "n/a"
+                        : json_is_true(json_object_get(row, "within"))  ? "yes"
+                                                                        : "NO",
                         (int)json_integer_value(json_object_get(row, "run_exit")));
         }
         json_decref(rows);
