@@ -202,10 +202,10 @@ static int run_fidelity(struct cli_ctx *ctx, bool json, struct mh_error *reterr)
                 return r < 0 ? r : outside ? MH_EXIT_GENERAL_FAILURE : 0;
         }
         fprintf(ctx->out, "fidelity on %s, each fault through mayhem run:\n", where);
-        fprintf(ctx->out, "%-16s %-14s %-28s %-12s %-24s %s\n", "fault", "requested", "achieved", "delivery",
+        fprintf(ctx->out, "%-16s %-18s %-30s %-9s %-24s %s\n", "fault", "requested", "achieved", "delivery",
                 "tolerance", "within");
         json_array_foreach(rows, i, row) {
-                fprintf(ctx->out, "%-16s %-14s %-28s %-12s %-24s %s (run exit %d)\n",
+                fprintf(ctx->out, "%-16s %-18s %-30s %-9s %-24s %s (run exit %d)\n",
                         json_string_value(json_object_get(row, "fault")),
                         json_string_value(json_object_get(row, "requested")),
                         json_string_value(json_object_get(row, "achieved")),
