@@ -1,5 +1,6 @@
 #include "server-internal.h"
 
+#include "agent/agent-host.h"
 #include "agent/agent-kernel.h"
 
 #include <stdio.h>
@@ -61,6 +62,11 @@ static int m_capabilities(
                 "{s:o, s:o, s:o, s:o, s:o}", "roles", roles_json(&s->opt->caps), "faults", faults_json(s),
                 "unavailable", unavailable_json(s, params), "capabilities",
                 agent_capabilities_json(&s->opt->caps), "kernel", agent_kernel_features_json(&k));
+        if (*ret && json_is_true(json_object_get(params, "host"))) { /* mayhem doctor asks */
+                struct host_facts h;
+                host_facts_detect(&h);
+                json_object_set_new(*ret, "host", agent_host_facts_json(&h));
+        }
         return 0;
 }
 

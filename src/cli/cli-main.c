@@ -48,7 +48,7 @@ enum {
 
 static const struct cli_command *const root_subcommands[] = {
         &cli_discover, &cli_prepare, &cli_run,  &cli_maniac,     &cli_inspect, &cli_verify,
-        &cli_recover,  &cli_janitor, &cli_init, &cli_completion, NULL,
+        &cli_recover,  &cli_janitor, &cli_init, &cli_completion, &cli_doctor,  NULL,
 };
 
 static const struct cli_command cli_root = {

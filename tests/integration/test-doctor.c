@@ -1,0 +1,227 @@
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <jansson.h>
+
+#include "common/run-command.h"
+
+/* `mayhem doctor` on this machine, against the real dockerd and the real
+ * agent: the kernel lines say what the impact gate does without each
+ * feature (this machine has no sch_netem: net.latency goes through the
+ * NFQUEUE shaper, and the line says so); --json parses into {check, status,
+ * detail, disables, fix}; a kernel with neither netem nor NFQUEUE (the
+ * agent's report masked by kernel-mask-agent) bypasses net.latency, which
+ * the netem line names, and exits 3; an unwritable journal exits 3; and
+ * doctor leaves the host as it found it (nft tables, qdiscs, containers);
+ * --fidelity's figures are within tolerance, in under 2 minutes, and leave
+ * nothing behind either. */
+
+#define DB "/tmp/dr15-doctor.db"
+
+static const char *mayhem(void) {
+        return getenv("MAYHEM_BIN");
+}
+
+static struct cmd_result doctor(const char *db, const char *extra) {
+        const char *argv[] = { mayhem(), "--db", db, "doctor", extra, NULL };
+        return run_command(NULL, argv);
+}
+
+/* The line of check name (starting "STATUS  name:"), or NULL. */
+static const char *line_of(const char *out, const char *name, char *buf, size_t size) {
+        char key[96];
+        snprintf(key, sizeof(key), " %s: ", name);
+        for (const char *p = out; p && *p;) {
+                size_t len = strcspn(p, "\n");
+                const char *hit = strstr(p, key);
+                if (hit && (size_t)(hit - p) < len && (size_t)(hit - p) <= 8) {
+                        snprintf(buf, size, "%.*s", (int)len, p);
+                        return buf;
+                }
+                p += len + (p[len] == '\n');
+        }
+        return NULL;
+}
+
+static char *host_state(void) {
+        const char *nft[] = { "nft", "list", "tables", NULL }, *tc[] = { "tc", "qdisc", "show", NULL },
+                   *ps[] = { "docker", "ps", "-a", "--format", "{{.Names}}", NULL },
+                   *img[] = { "docker", "images", "--format", "{{.Repository}}", NULL };
+        const char *const *cmds[] = { nft, tc, ps, img };
+        size_t size = 1 << 16, used = 0;
+        char *s = calloc(1, size);
+        for (size_t i = 0; i < 4; i++) {
+                struct cmd_result r = run_command(NULL, cmds[i]);
+                used += (size_t)snprintf(s + used, size - used, "%s---\n", r.out ? r.out : "");
+                cmd_result_done(&r);
+        }
+        return s;
+}
+
+static void test_text_names_netem(void **state) {
+        (void)state;
+        char *before = host_state();
+        struct cmd_result r = doctor(DB, NULL);
+        char line[4096];
+        if (r.exit != 0 && r.exit != 3)
+                fail_msg("doctor exit %d\n%s%s", r.exit, r.out, r.err);
+        assert_non_null(line_of(r.out, "engine docker", line, sizeof(line)));
+        assert_true(strncmp(line, "ok ", 3) == 0);
+        assert_non_null(strstr(line, "API 1."));
+        assert_non_null(line_of(r.out, "privileges", line, sizeof(line)));
+        assert_non_null(strstr(line, "root (uid 0)"));
+        assert_non_null(line_of(r.out, "cgroups", line, sizeof(line)));
+        assert_non_null(line_of(r.out, "evidence journal", line, sizeof(line)));
+        assert_true(strncmp(line, "ok ", 3) == 0);
+        assert_non_null(line_of(r.out, "kernel netem", line, sizeof(line)));
+        if (access("/sys/module/sch_netem", F_OK) == 0)
+                assert_true(strncmp(line, "ok ", 3) == 0);
+        else {
+                /* This machine: no netem, NFQUEUE through xt: the delay moves to the shaper. */
+                if (strncmp(line, "missing ", 8) != 0 || !strstr(line, "sch_netem qdisc: absent") ||
+                    !strstr(line, "net.latency egress: the NFQUEUE shaper instead of netem") ||
+                    !strstr(line, "fix: modprobe sch_netem"))
+                        fail_msg("netem line: %s", line);
+        }
+        cmd_result_done(&r);
+        char *after = host_state();
+        assert_string_equal(before, after);
+        free(before);
+        free(after);
+}
+
+static void test_json_parses(void **state) {
+        (void)state;
+        struct cmd_result r = doctor(DB, "--json");
+        json_error_t err;
+        json_t *a = json_loads(r.out, 0, &err);
+        if (!json_is_array(a))
+                fail_msg("not a JSON array: %s\n%s", err.text, r.out);
+        size_t i, seen = 0;
+        json_t *c;
+        json_array_foreach(a, i, c) {
+                const char *status = json_string_value(json_object_get(c, "status"));
+                assert_non_null(json_string_value(json_object_get(c, "check")));
+                assert_non_null(status);
+                assert_true(
+                        strcmp(status, "ok") == 0 || strcmp(status, "warn") == 0 ||
+                        strcmp(status, "missing") == 0);
+                assert_non_null(json_string_value(json_object_get(c, "detail")));
+                assert_non_null(json_string_value(json_object_get(c, "disables")));
+                assert_non_null(json_string_value(json_object_get(c, "fix")));
+                const char *name = json_string_value(json_object_get(c, "check"));
+                seen += strcmp(name, "kernel netem") == 0 || strcmp(name, "engine docker") == 0 ||
+                        strcmp(name, "evidence journal") == 0;
+        }
+        assert_int_equal(seen, 3);
+        json_decref(a);
+        cmd_result_done(&r);
+}
+
+/* The agent's kernel report without netem and NFQUEUE: nothing can delay. */
+static void test_masked_kernel_bypasses(void **state) {
+        (void)state;
+        setenv("MAYHEM_AGENT", getenv("MAYHEM_KERNEL_MASK_AGENT"), 1);
+        setenv("MAYHEM_REAL_AGENT", getenv("MAYHEM_AGENT_BIN"), 1);
+        struct cmd_result r = doctor(DB, NULL);
+        unsetenv("MAYHEM_AGENT");
+        char line[4096];
+        assert_int_equal(r.exit, 3);
+        assert_non_null(line_of(r.out, "kernel netem", line, sizeof(line)));
+        if (strncmp(line, "missing ", 8) != 0 ||
+            !strstr(line, "disables: net.latency egress, net.latency ingress, net.reorder egress") ||
+            !strstr(line, "(the impact gate bypasses them)"))
+                fail_msg("netem line: %s", line);
+        cmd_result_done(&r);
+}
+
+static void test_unwritable_journal(void **state) {
+        (void)state;
+        struct cmd_result r = doctor("/proc/dr15-none/mayhem.db", "--json");
+        assert_int_equal(r.exit, 3);
+        json_t *a = json_loads(r.out, 0, NULL);
+        size_t i;
+        json_t *c;
+        bool found = false;
+        json_array_foreach(
+                a, i,
+                c) if (strcmp(json_string_value(json_object_get(c, "check")), "evidence journal") == 0) {
+                assert_string_equal(json_string_value(json_object_get(c, "status")), "missing");
+                assert_true(json_is_true(json_object_get(c, "blocking")));
+                assert_non_null(strstr(json_string_value(json_object_get(c, "disables")), "every run"));
+                found = true;
+        }
+        assert_true(found);
+        json_decref(a);
+        cmd_result_done(&r);
+}
+
+/* --fidelity on this machine: under 2 minutes, every figure within the
+ * integration tests' tolerances, and nothing left behind. */
+static void test_fidelity(void **state) {
+        (void)state;
+        char *before = host_state();
+        const char *argv[] = { mayhem(), "doctor", "--fidelity", "--json", NULL };
+        time_t start = time(NULL);
+        struct cmd_result r = run_command(NULL, argv);
+        double took = difftime(time(NULL), start);
+        print_message("doctor --fidelity: %.0f s\n%s", took, r.out);
+        assert_true(took < 120);
+        json_t *rows = json_loads(r.out, 0, NULL);
+        if (r.exit != 0 || json_array_size(rows) != 4)
+                fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
+        size_t i;
+        json_t *row;
+        json_array_foreach(rows, i, row) {
+                assert_true(json_is_true(json_object_get(row, "within")));
+                assert_int_equal(json_integer_value(json_object_get(row, "run_exit")), 0);
+        }
+        assert_string_equal(
+                json_string_value(json_object_get(json_array_get(rows, 0), "delivery")),
+                access("/sys/module/sch_netem", F_OK) == 0 ? "netem" : "shaper");
+        json_decref(rows);
+        cmd_result_done(&r);
+        char *after = host_state();
+        assert_string_equal(before, after);
+        assert_null(strstr(after, "mayhem-fidelity-"));
+        const char *ls[] = { "ls", "/tmp", NULL };
+        struct cmd_result t = run_command(NULL, ls);
+        assert_null(strstr(t.out, "mayhem-fidelity-"));
+        cmd_result_done(&t);
+        free(before);
+        free(after);
+}
+
+int main(void) {
+        if (geteuid() != 0) {
+                fprintf(stderr, "needs root (the agent probes the kernel in a throwaway netns)\n");
+                return 77;
+        }
+        const char *probe[] = { "docker", "version", NULL };
+        struct cmd_result v = run_command(NULL, probe);
+        int up = v.exit == 0;
+        cmd_result_done(&v);
+        if (!up)
+                return 77;
+        unlink(DB);
+        const struct CMUnitTest tests[] = {
+                cmocka_unit_test(test_text_names_netem),
+                cmocka_unit_test(test_json_parses),
+                cmocka_unit_test(test_masked_kernel_bypasses),
+                cmocka_unit_test(test_unwritable_journal),
+                cmocka_unit_test(test_fidelity),
+        };
+        int rc = cmocka_run_group_tests(tests, NULL, NULL);
+        unlink(DB);
+        return rc;
+}
