@@ -98,4 +98,4 @@ extern const struct cli_command cli_init;       /* cmd-init.c */
 extern const struct cli_command cli_completion; /* cmd-completion.c */
 
 extern const struct cli_command cli_inspect_report; /* cmd-inspect-report.c */
-extern const struct cli_command cli_doctor; /* cmd-doctor.c */
+extern const struct cli_command cli_doctor;         /* cmd-doctor.c */
