@@ -39,7 +39,7 @@ static bool our_tag(const char *p) {
         static const char *const tags[] = {
                 "!DOCTYPE", "html",   "/html",   "head", "/head", "meta",   "title", "/title", "style",
                 "/style",   "body",   "/body",   "h1",   "/h1",   "h2",     "/h2",   "p",      "/p",
-                "span",     "/span",  "b",      "/b",  "table", "/table", "tr",    "/tr",    "th",
+                "span",     "/span",  "b",       "/b",   "table", "/table", "tr",    "/tr",    "th",
                 "/th",      "td",     "/td",     "code", "/code", "pre",    "/pre",  "br",     "svg",
                 "/svg",     "g",      "/g",      "line", "text",  "/text",  "rect",  "/rect",  "path",
                 "/path",    "circle", "/circle", NULL
