@@ -55,7 +55,7 @@ int report_file_write(
         if (!out)
                 return file_error(reterr, -errno, "write", tmp);
         int r = report_write(out, f, record, reterr);
-        if (r >= 0 && fsync(fileno(out)) < 0)
+        if (r >= 0 && (fflush(out) != 0 || fsync(fileno(out)) < 0))
                 r = file_error(reterr, -errno, "write", tmp);
         if (fclose(out) != 0 && r >= 0)
                 r = file_error(reterr, -errno, "write", tmp);
