@@ -15,7 +15,7 @@ static const char *const doctor_status_table[_DOCTOR_STATUS_MAX] = {
 DEFINE_STRING_TABLE_LOOKUP(doctor_status, enum doctor_status)
 
 /* Whatever does not fit is cut, and the text then ends with "...". */
-static void vappend(char *buf, const char *sep, const char *fmt, va_list ap) {
+_printf_(3, 0) static void vappend(char *buf, const char *sep, const char *fmt, va_list ap) {
         size_t used = strlen(buf);
         char piece[DOCTOR_TEXT_MAX];
         int n = vsnprintf(piece, sizeof(piece), fmt, ap);
