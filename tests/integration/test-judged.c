@@ -4,17 +4,15 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include <netinet/in.h>
 #include <signal.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/http-server.h"
 #include "common/run-command.h"
 
 /* Issue 11 with a real run, no engine: a child of this test serves HTTP on
@@ -32,35 +30,9 @@ static char db[64], drill[64];
 static pid_t server = -1;
 static int port;
 
-/* Answers every connection with 200 and closes it; stopped by the fault. */
-static void serve(int fd) {
-        static const char reply[] = "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok";
-        char buf[2048];
-        for (;;) {
-                int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-                if (c < 0)
-                        continue;
-                if (read(c, buf, sizeof(buf)) > 0 && write(c, reply, sizeof(reply) - 1) < 0)
-                        _exit(1);
-                close(c);
-        }
-}
-
+/* The target: a server answering every connection with 200; stopped by the fault. */
 static int setup(void **state) {
-        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-        socklen_t len = sizeof(a);
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 64) < 0 ||
-            getsockname(fd, (struct sockaddr *)&a, &len) < 0)
-                return -1;
-        port = ntohs(a.sin_port);
-        server = fork();
-        if (server == 0) {
-                prctl(PR_SET_PDEATHSIG, SIGKILL);
-                prctl(PR_SET_NAME, "mayhem-itjudge");
-                serve(fd);
-        }
-        close(fd);
+        server = http_server_start("mayhem-itjudge", &port);
         return server > 0 ? 0 : -1;
 }
 

@@ -5,17 +5,16 @@
 #include <cmocka.h>
 
 #include <math.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/http-server.h"
 #include "common/run-command.h"
 #include "evidence/evidence.h"
 #include "evidence/run-record.h"
@@ -34,25 +33,11 @@ static char db[64], drill[64], page[64], shot[64], profile[64];
 static pid_t server = -1, idle = -1;
 static int port;
 
-static void serve(int fd) {
-        static const char reply[] = "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok";
-        char buf[2048];
-        for (;;) {
-                int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-                if (c < 0)
-                        continue;
-                if (read(c, buf, sizeof(buf)) > 0 && write(c, reply, sizeof(reply) - 1) < 0)
-                        _exit(1);
-                close(c);
-        }
-}
-
-static pid_t child(int fd) {
+/* A second target that only waits (a fault on it touches no sample). */
+static pid_t idle_child(void) {
         pid_t pid = fork();
         if (pid == 0) {
                 prctl(PR_SET_PDEATHSIG, SIGKILL);
-                if (fd >= 0)
-                        serve(fd);
                 for (;;)
                         pause();
         }
@@ -60,16 +45,8 @@ static pid_t child(int fd) {
 }
 
 static int setup(void **state) {
-        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-        socklen_t len = sizeof(a);
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 64) < 0 ||
-            getsockname(fd, (struct sockaddr *)&a, &len) < 0)
-                return -1;
-        port = ntohs(a.sin_port);
-        server = child(fd);
-        close(fd);
-        idle = child(-1);
+        server = http_server_start(NULL, &port);
+        idle = idle_child();
         return server > 0 && idle > 0 ? 0 : -1;
 }
 

@@ -5,16 +5,14 @@
 #include <cmocka.h>
 
 #include <jansson.h>
-#include <netinet/in.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/http-server.h"
 #include "common/run-command.h"
 
 /* Issue 15's reports from a real run, no engine: a child of this test
@@ -31,22 +29,7 @@ static char db[64], drill[64], junit[64], json_path[64], md[64], again[64], html
 static pid_t server = -1;
 static int port;
 
-static void serve(int fd) {
-        static const char reply[] = "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok";
-        char buf[2048];
-        for (;;) {
-                int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-                if (c < 0)
-                        continue;
-                if (read(c, buf, sizeof(buf)) > 0 && write(c, reply, sizeof(reply) - 1) < 0)
-                        _exit(1);
-                close(c);
-        }
-}
-
 static int setup(void **state) {
-        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
-        socklen_t len = sizeof(a);
         int pid = (int)getpid();
         snprintf(db, sizeof(db), "/tmp/rp15-%d.db", pid);
         snprintf(drill, sizeof(drill), "/tmp/rp15-%d.yaml", pid);
@@ -55,18 +38,7 @@ static int setup(void **state) {
         snprintf(md, sizeof(md), "/tmp/rp15-%d.md", pid);
         snprintf(again, sizeof(again), "/tmp/rp15-%d-again.xml", pid);
         snprintf(html, sizeof(html), "/tmp/rp15-%d.html", pid);
-        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 || listen(fd, 64) < 0 ||
-            getsockname(fd, (struct sockaddr *)&a, &len) < 0)
-                return -1;
-        port = ntohs(a.sin_port);
-        server = fork();
-        if (server == 0) {
-                prctl(PR_SET_PDEATHSIG, SIGKILL);
-                prctl(PR_SET_NAME, "mayhem-itreport");
-                serve(fd);
-        }
-        close(fd);
+        server = http_server_start("mayhem-itreport", &port);
         return server > 0 ? 0 : -1;
 }
 
