@@ -7,7 +7,6 @@
 #include "run-setup.h"
 
 #include <jansson.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -68,11 +67,6 @@ static int break_glass(struct cli_ctx *ctx, const char **ret, struct mh_error *r
         return 0;
 }
 
-/* A number, or null where none was measured. */
-static json_t *number_or_null(double v) {
-        return isfinite(v) ? json_real(v) : json_null();
-}
-
 static json_t *slos_json(const struct run_result *r) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < r->n_slos; i++) {
@@ -81,7 +75,7 @@ static json_t *slos_json(const struct run_result *r) {
                         a, json_pack(
                                    "{s:s?, s:s?, s:s, s:b, s:o, s:I, s:s}", "name", s->slo->name, "metric",
                                    s->slo->metric, "kind", slo_kind_to_string(s->slo->kind), "passed",
-                                   s->passed, "observed", number_or_null(s->observed), "samples",
+                                   s->passed, "observed", run_number_json(s->observed), "samples",
                                    (json_int_t)s->samples, "detail", s->detail));
         }
         return a;
@@ -98,8 +92,8 @@ static json_t *steady_json(const struct run_result *r) {
                                    e->signal->name, "phase", ss_phase_to_string(e->phase), "assertion",
                                    ss_assertion_to_string(e->assertion), "verdict",
                                    verdict ? json_string(verdict) : json_null(), "passed", e->passed,
-                                   "baseline", number_or_null(e->b), "value", number_or_null(e->d),
-                                   "delta_pct", number_or_null(e->delta_pct), "samples",
+                                   "baseline", run_number_json(e->b), "value", run_number_json(e->d),
+                                   "delta_pct", run_number_json(e->delta_pct), "samples",
                                    (json_int_t)e->samples, "reason", e->reason));
         }
         return a;

@@ -29,14 +29,14 @@ static size_t values_of(
         return n;
 }
 
-static json_t *number_or_null(double v) {
+json_t *run_number_json(double v) {
         return isfinite(v) ? json_real(v) : json_null();
 }
 
 static json_t *values_json(const double *v, size_t n) {
         json_t *a = json_array();
         for (size_t i = 0; a && i < n; i++)
-                json_array_append_new(a, number_or_null(v[i]));
+                json_array_append_new(a, run_number_json(v[i]));
         return a;
 }
 
@@ -83,8 +83,8 @@ static json_t *expectation_of(const struct drill_ss_signal *s, const struct dril
 static void record_evaluation(
         struct runner *r, const struct ss_evaluation *ev, const struct drill_ss_phase *ph) {
         json_t *m = json_pack(
-                "{s:o, s:o, s:o, s:I, s:s}", "d", number_or_null(ev->d), "b", number_or_null(ev->b),
-                "delta_pct", number_or_null(ev->delta_pct), "samples", (json_int_t)ev->samples, "reason",
+                "{s:o, s:o, s:o, s:I, s:s}", "d", run_number_json(ev->d), "b", run_number_json(ev->b),
+                "delta_pct", run_number_json(ev->delta_pct), "samples", (json_int_t)ev->samples, "reason",
                 ev->reason);
         json_t *x = expectation_of(ev->signal, ph);
         char *mt = m ? json_dumps(m, JSON_COMPACT) : NULL, *xt = x ? json_dumps(x, JSON_COMPACT) : NULL;

@@ -128,6 +128,9 @@ struct run_probe_status {
         const char *detail;
 };
 
+/* A measured number as JSON: null where nothing was measured (NAN, inf). */
+json_t *run_number_json(double v);
+
 struct run_options {
         struct evidence *evidence;
         struct engine *engine; /* NULL when every target is a host process */
