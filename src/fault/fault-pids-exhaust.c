@@ -9,6 +9,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "basic/clock.h"
 #include "fault/live.h"
 #include "fault/payload.h"
 #include "sys/cgroup-pids.h"
@@ -194,18 +195,25 @@ static void last_line(void *live, void *arg) {
 }
 
 /* Measured: the group's pids.current has reached its pids.max, so the
- * kernel refuses the target's next clone. */
+ * kernel refuses the target's next clone. A pid the target freed a moment
+ * ago is taken back at the body's next refill: read again for up to
+ * EFFECT_READS refills before saying the group is not full. */
+#define EFFECT_READS 4
 static int exhausted(const struct fault_exec *fx, bool *ret, char *detail, size_t size) {
         struct mh_error e = { 0 };
         struct cgroup_pids p;
         char line[PAYLOAD_LINE_MAX] = "not held by this agent";
         *ret = false;
-        if (cgroup_pids_read(&fx->target.main, &p, &e) < 0) {
-                snprintf(detail, size, "%s", e.msg);
-                return e.code;
+        for (int i = 0; i < EFFECT_READS && !*ret; i++) {
+                if (i)
+                        sleep_ms(REFILL_MS);
+                if (cgroup_pids_read(&fx->target.main, &p, &e) < 0) {
+                        snprintf(detail, size, "%s", e.msg);
+                        return e.code;
+                }
+                *ret = p.max != CGROUP_PIDS_UNLIMITED && p.current >= p.max;
         }
         fault_live_with(fx->lives, fx->lease_id, last_line, line);
-        *ret = p.max != CGROUP_PIDS_UNLIMITED && p.current >= p.max;
         if (*ret)
                 snprintf(
                         detail, size,
