@@ -187,37 +187,71 @@ static void print_text(struct cli_ctx *ctx, const struct doctor_report *r) {
         }
 }
 
-static int run_fidelity(struct cli_ctx *ctx, bool json, struct mh_error *reterr) {
-        json_t *rows = NULL, *row;
-        char where[256];
-        size_t i, outside = 0;
-        int r = doctor_fidelity(
-                ctx->podman ? ENGINE_PODMAN : ENGINE_DOCKER, &rows, where, sizeof(where), reterr);
-        if (r < 0)
-                return r;
-        json_array_foreach(rows, i, row) outside += json_is_true(json_object_get(row, "measured")) &&
-                                                    !json_is_true(json_object_get(row, "within"));
-        if (json) {
-                r = cli_print_json(ctx, rows, reterr);
-                return r < 0 ? r : outside ? MH_EXIT_GENERAL_FAILURE : 0;
+/* One line per fault as soon as it is measured (a run takes about a
+ * minute); the header before the first. */
+struct fidelity_printer {
+        struct cli_ctx *ctx;
+        bool header_done;
+};
+
+/* s, then spaces to width characters (not bytes: "±" is two) and one more. */
+static void cell(FILE *out, const char *s, int width) {
+        int chars = 0;
+        s = s ? s : "";
+        for (const char *c = s; *c; c++)
+                chars += ((unsigned char)*c & 0xc0) != 0x80;
+        fprintf(out, "%s%*s", s, width > chars ? width - chars + 1 : 1, "");
+}
+
+static void print_fidelity_row(const char *where, const json_t *row, void *userdata) {
+        static const int widths[] = { 22, 22, 42, 9, 24 };
+        struct fidelity_printer *p = userdata;
+        FILE *out = p->ctx->out;
+        const char *error = json_string_value(json_object_get(row, "error"));
+        const char *cells[] = { json_string_value(json_object_get(row, "fault")),
+                                json_string_value(json_object_get(row, "requested")),
+                                error ? error : json_string_value(json_object_get(row, "achieved")),
+                                json_string_value(json_object_get(row, "delivery")),
+                                json_string_value(json_object_get(row, "tolerance")) };
+        static const char *const titles[] = { "fault", "requested", "achieved", "delivery", "tolerance" };
+        if (!p->header_done) {
+                fprintf(out, "fidelity on %s, each fault through mayhem run:\n", where);
+                for (size_t i = 0; i < ELEMENTSOF(titles); i++)
+                        cell(out, titles[i], widths[i]);
+                fputs("within\n", out);
+                p->header_done = true;
         }
-        fprintf(ctx->out, "fidelity on %s, each fault through mayhem run:\n", where);
-        fprintf(ctx->out, "%-16s %-18s %-30s %-9s %-24s %s\n", "fault", "requested", "achieved", "delivery",
-                "tolerance", "within");
-        json_array_foreach(rows, i, row) {
-                fprintf(ctx->out, "%-16s %-18s %-30s %-9s %-24s %s (run exit %d)\n",
-                        json_string_value(json_object_get(row, "fault")),
-                        json_string_value(json_object_get(row, "requested")),
-                        json_string_value(json_object_get(row, "achieved")),
-                        json_string_value(json_object_get(row, "delivery")),
-                        json_string_value(json_object_get(row, "tolerance")),
+        for (size_t i = 0; i < ELEMENTSOF(cells); i++)
+                cell(out, cells[i], widths[i]);
+        if (error)
+                fputs("NO\n", out);
+        else
+                fprintf(out, "%s (run exit %d)\n",
                         !json_is_true(json_object_get(row, "measured")) ? "n/a"
                         : json_is_true(json_object_get(row, "within"))  ? "yes"
                                                                         : "NO",
                         (int)json_integer_value(json_object_get(row, "run_exit")));
-        }
+        fflush(out);
+}
+
+static int run_fidelity(struct cli_ctx *ctx, bool json, struct mh_error *reterr) {
+        json_t *rows = NULL, *row;
+        char where[256];
+        size_t i, outside = 0;
+        struct fidelity_printer printer = { .ctx = ctx };
+        int r = doctor_fidelity(
+                ctx->podman ? ENGINE_PODMAN : ENGINE_DOCKER, json ? NULL : print_fidelity_row, &printer,
+                &rows, where, sizeof(where), reterr);
+        if (r < 0)
+                return r;
+        /* a row that could not run (error) is a miss; one not measurable here is not */
+        json_array_foreach(rows, i, row) outside +=
+                json_object_get(row, "error") || (json_is_true(json_object_get(row, "measured")) &&
+                                                  !json_is_true(json_object_get(row, "within")));
+        if (json)
+                r = cli_print_json(ctx, rows, reterr);
         json_decref(rows);
-        return outside ? MH_EXIT_GENERAL_FAILURE : 0;
+        return r < 0 ? r : outside ? MH_EXIT_GENERAL_FAILURE : 0;
 }
 
 static int run_doctor(struct cli_ctx *ctx, const struct cli_args *args, struct mh_error *reterr) {

@@ -23,48 +23,51 @@
 #include <unistd.h>
 
 #include "basic/fileio.h"
+#include "doctor-fidelity-internal.h"
 #include "doctor-measure.h"
 #include "engine/engine.h"
 
 #define FIDELITY_IMAGE "mayhem-demo-api:latest"
-#define FIDELITY_PORT  8080
 #define FIDELITY_LABEL "org.mayhem.fidelity"
-#define FIDELITY_CPUS  0.5 /* the container's CPU limit: cpu.saturate's allowance */
 #define LOG_MAX        (1u << 20)
 
 extern char **environ;
 
-enum measure {
-        MEASURE_RTT,   /* added round trip, ms */
-        MEASURE_LOSS,  /* echoes lost, % */
-        MEASURE_PAUSE, /* time the service did not answer, s */
-        MEASURE_CPU,   /* added share of the container's CPU allowance, % */
+/* In the order they run: process.kill last, since its undo starts a new
+ * process (and may give the container another address). */
+static const struct fidelity_case cases[] = {
+        { "net.latency", "delay_ms: 100", 4, "+100 ms RTT", 100, fidelity_median_rtt, fidelity_added_rtt,
+          NULL },
+        { "net.packet_loss", "percent: 20", 4, "20 % lost", 20, NULL, fidelity_lost, NULL },
+        { "net.corrupt", "percent: 20", 4, "20 % corrupted", 20, NULL, fidelity_corrupted, NULL },
+        { "net.duplicate", "percent: 20", 4, "20 % twice", 20, NULL, fidelity_duplicated, NULL },
+        /* delay_ms is doctor-fidelity-net.c's REORDER_HELD_MS */
+        { "net.reorder", "percent: 30, delay_ms: 50", 4, "30 % at once", 30, fidelity_median_rtt,
+          fidelity_reordered, NULL },
+        { "net.bandwidth", "rate: 2mbit", 4, "2.00 Mbit/s", 2, NULL, fidelity_rate, NULL },
+        { "net.partition", "", 3, "100 % lost", 100, NULL, fidelity_cut_off, NULL },
+        { "net.connection_refuse", "port: 8080", 3, "connects refused", 100, NULL, fidelity_refused, NULL },
+        { "proc.pause", "", 3, "3 s paused", 3, NULL, fidelity_unanswered, NULL },
+        { "container.pause", "", 3, "3 s paused", 3, NULL, fidelity_unanswered, NULL },
+        { "fd.exhaust", "limit: 16", 3, "+16 descriptors", 16, fidelity_main_pid, fidelity_descriptors,
+          NULL },
+        { "cpu.saturate", "percent: 50", 6, "+50 % of 0.5 CPU", 50, fidelity_cpu_idle, fidelity_cpu_added,
+          NULL },
+        { "mem.exhaust", "amount: 64M", 4, "+64 MiB charged", 64, fidelity_memory_used,
+          fidelity_memory_added, NULL },
+        { "process.kill", "", 3, "killed, started again", 0, fidelity_main_pid, fidelity_killed,
+          fidelity_restarted },
 };
 
-static const struct fidelity_case {
-        const char *fault;
-        const char *params; /* drill YAML flow-mapping entries */
-        int hold_s;
-        enum measure measure;
-        double requested;
-} cases[] = {
-        { "net.latency", "delay_ms: 100", 4, MEASURE_RTT, 100 },
-        { "net.packet_loss", "percent: 20", 4, MEASURE_LOSS, 20 },
-        { "proc.pause", "", 3, MEASURE_PAUSE, 3 },
-        { "cpu.saturate", "percent: 50", 6, MEASURE_CPU, 50 },
-};
-
-struct fidelity_env {
-        char dir[64], compose[96], db[96], name[64], ip[64];
-        struct engine *engine;
-        char id[ENGINE_ID_MAX];
-        bool podman; /* the run gets -p */
-};
-
-static double now_s(void) {
+double fidelity_now_s(void) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+bool fidelity_run_over(pid_t run) {
+        siginfo_t info = { 0 };
+        return waitid(P_PID, (id_t)run, &info, WEXITED | WNOHANG | WNOWAIT) < 0 || info.si_pid == run;
 }
 
 static int write_text(const char *path, const char *text) {
@@ -83,9 +86,11 @@ static int env_up(struct fidelity_env *env, enum engine_kind kind, struct mh_err
         if (r < 0)
                 return r;
         snprintf(env->name, sizeof(env->name), "mayhem-fidelity-%d", (int)getpid());
+        struct engine_limits limits = { .nano_cpus = (int64_t)(FIDELITY_CPUS * 1e9),
+                                        .memory_bytes = FIDELITY_MEM };
         if ((r = engine_container_create(
-                     env->engine, FIDELITY_IMAGE, env->name, FIDELITY_LABEL, (int64_t)(FIDELITY_CPUS * 1e9),
-                     env->id, reterr)) < 0) {
+                     env->engine, FIDELITY_IMAGE, env->name, FIDELITY_LABEL, &limits, env->id, reterr)) <
+            0) {
                 if (r == -ENOENT && reterr)
                         snprintf(
                                 reterr->msg, sizeof(reterr->msg),
@@ -100,7 +105,7 @@ static int env_up(struct fidelity_env *env, enum engine_kind kind, struct mh_err
                         reterr, -EADDRNOTAVAIL, MH_EXIT_CONFIG_ERROR, "fidelity", "%s has no IP address",
                         env->name);
         snprintf(env->ip, sizeof(env->ip), "%s", c.networks[0].ip);
-        for (double end = now_s() + 10; now_s() < end; usleep(100000))
+        for (double end = fidelity_now_s() + 10; fidelity_now_s() < end; usleep(100000))
                 if (doctor_http_answers(env->ip, FIDELITY_PORT, 300))
                         break;
         snprintf(env->dir, sizeof(env->dir), "/tmp/mayhem-fidelity-XXXXXX");
@@ -183,11 +188,11 @@ static char *read_log(const char *log) {
 
 /* Until the run says the fault is injected (or it ended, or 15 s passed). */
 static bool wait_injected(pid_t pid, const char *log) {
-        for (double end = now_s() + 15; now_s() < end; usleep(50000)) {
+        for (double end = fidelity_now_s() + 15; fidelity_now_s() < end; usleep(50000)) {
                 _cleanup_free_ char *text = read_log(log);
                 if (text && strstr(text, "injected "))
                         return true;
-                if (waitpid(pid, NULL, WNOHANG) == pid)
+                if (fidelity_run_over(pid))
                         return false;
         }
         return false;
@@ -200,115 +205,33 @@ static int wait_run(pid_t pid) {
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
-/* The service's longest stretch without an answer while the run holds the pause. */
-static double pause_seen(const struct fidelity_env *env, pid_t pid) {
-        double longest = 0, since = 0;
-        for (double end = now_s() + 8; now_s() < end;) {
-                double t = now_s();
-                bool up = doctor_http_answers(env->ip, FIDELITY_PORT, 100);
-                if (!up && since == 0)
-                        since = t;
-                if (up && since > 0) {
-                        longest = fmax(longest, t - since);
-                        since = 0;
-                        if (longest > 0.5)
-                                break;
-                }
-                if (waitpid(pid, NULL, WNOHANG) == pid)
-                        break;
-                usleep(20000);
-        }
-        return longest;
-}
-
-/* The share of the allowance the container used over ms, in percent; NAN
- * when the engine does not tell. */
-static double cpu_share(const struct fidelity_env *env, int ms) {
-        uint64_t a, b;
-        double t0 = now_s();
-        if (engine_container_cpu_usage(env->engine, env->id, &a, NULL) < 0)
-                return NAN;
-        usleep((useconds_t)ms * 1000);
-        double t1 = now_s();
-        if (engine_container_cpu_usage(env->engine, env->id, &b, NULL) < 0 || b < a)
-                return NAN;
-        return 100.0 * (double)(b - a) / 1e9 / (t1 - t0) / FIDELITY_CPUS;
-}
-
-/* 99 % interval of a binomial count, as tests/common/netprobe.c's. */
-static bool in_binomial(unsigned k, unsigned n, double p) {
-        double sd = sqrt(n * p * (1 - p)), mean = n * p;
-        return k >= mean - 2.576 * sd && k <= mean + 2.576 * sd;
-}
-
-static void requested_text(const struct fidelity_case *fc, char *buf, size_t size) {
-        switch (fc->measure) {
-        case MEASURE_RTT: snprintf(buf, size, "+%.0f ms RTT", fc->requested); break;
-        case MEASURE_LOSS: snprintf(buf, size, "%.0f %% lost", fc->requested); break;
-        case MEASURE_PAUSE: snprintf(buf, size, "%.0f s paused", fc->requested); break;
-        case MEASURE_CPU: snprintf(buf, size, "+%.0f %% of %.1f CPU", fc->requested, FIDELITY_CPUS); break;
-        }
-}
-
-static json_t *run_case(const struct fidelity_env *env, const struct fidelity_case *fc) {
-        struct doctor_echo base = { 0 }, during = { 0 };
-        double idle = fc->measure == MEASURE_CPU ? cpu_share(env, 1000) : 0;
-        char log[160], achieved[96] = "not measured", requested[64], tolerance[64] = "";
-        bool measured = true;
-        bool within = false;
-        if (fc->measure != MEASURE_PAUSE)
-                (void)doctor_echo_probe(env->ip, 200, 5000, 300, &base);
+static json_t *run_case(struct fidelity_env *env, const struct fidelity_case *fc) {
+        struct fidelity_figure f = { .achieved = "not measured: the run did not inject", .measured = true };
+        char log[160];
+        double before = fc->before ? fc->before(env) : 0;
         pid_t pid = start_run(env, fc, log, sizeof(log));
         if (pid < 0)
                 return json_pack("{s:s, s:s}", "fault", fc->fault, "error", "could not start the run");
-        bool injected = wait_injected(pid, log);
-        if (injected && fc->measure == MEASURE_RTT &&
-            doctor_echo_probe(env->ip, 300, 5000, 500, &during) == 0 && during.received > 0) {
-                double added = during.median_ms - base.median_ms, tol = fmax(5.0, fc->requested * 0.10);
-                within = fabs(added - fc->requested) <= tol;
-                snprintf(achieved, sizeof(achieved), "+%.1f ms RTT", added);
-                snprintf(tolerance, sizeof(tolerance), "±%.1f ms", tol);
-        } else if (
-                injected && fc->measure == MEASURE_LOSS &&
-                doctor_echo_probe(env->ip, 1000, 1500, 500, &during) == 0) {
-                unsigned lost = during.sent - during.received;
-                within = in_binomial(lost, during.sent, fc->requested / 100);
-                snprintf(
-                        achieved, sizeof(achieved), "%.1f %% lost (%u of %u)", 100.0 * lost / during.sent,
-                        lost, during.sent);
-                snprintf(tolerance, sizeof(tolerance), "99 %% binomial interval");
-        } else if (injected && fc->measure == MEASURE_PAUSE) {
-                double seen = pause_seen(env, pid);
-                within = fabs(seen - fc->requested) <= 0.5;
-                snprintf(achieved, sizeof(achieved), "%.2f s without an answer", seen);
-                snprintf(tolerance, sizeof(tolerance), "±0.5 s");
-        } else if (injected && fc->measure == MEASURE_CPU) {
-                usleep(1500000); /* the burners settle (test-cpu allows 5 s; they take well under 1) */
-                double added = cpu_share(env, 3000) - idle;
-                within = !isnan(added) && fabs(added - fc->requested) <= 5.0;
-                if (isnan(added)) /* Podman 4.3's stats carry a counter above 2^63 our JSON parser refuses */
-                        snprintf(achieved, sizeof(achieved), "not measured (engine stats unreadable)");
-                else
-                        snprintf(achieved, sizeof(achieved), "+%.1f %% of %.1f CPU", added, FIDELITY_CPUS);
-                snprintf(tolerance, sizeof(tolerance), "±5 points");
-        }
-        measured = !strstr(achieved, "engine stats unreadable"); /* a fault not injected counts as missed */
+        if (wait_injected(pid, log))
+                fc->measure(env, fc, before, pid, &f);
         int code = wait_run(pid);
+        if (fc->after)
+                fc->after(env, before, &f);
         _cleanup_free_ char *text = read_log(log);
         char delivery[32] = "-";
         const char *at = text ? strstr(text, "delivered by ") : NULL;
         if (at)
                 sscanf(at, "delivered by %31s", delivery);
-        requested_text(fc, requested, sizeof(requested));
         return json_pack(
-                "{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:i, s:i}", "fault", fc->fault, "requested", requested,
-                "achieved", achieved, "tolerance", tolerance, "delivery", delivery, "measured", measured,
-                "within", within && code == 0, "run_exit", code, "hold_s", fc->hold_s);
+                "{s:s, s:s, s:s, s:s, s:s, s:b, s:b, s:i, s:i}", "fault", fc->fault, "requested",
+                fc->requested, "achieved", f.achieved, "tolerance", f.tolerance, "delivery", delivery,
+                "measured", f.measured, "within", f.within && code == 0, "run_exit", code, "hold_s",
+                fc->hold_s);
 }
 
 int doctor_fidelity(
-        enum engine_kind kind, json_t **ret_rows, char *ret_where, size_t where_size,
-        struct mh_error *reterr) {
+        enum engine_kind kind, doctor_fidelity_row_fn *on_row, void *userdata, json_t **ret_rows,
+        char *ret_where, size_t where_size, struct mh_error *reterr) {
         struct fidelity_env env = { 0 };
         if (geteuid() != 0) {
                 return mh_error_set(
@@ -318,11 +241,15 @@ int doctor_fidelity(
         }
         int r = env_up(&env, kind, reterr);
         json_t *rows = json_array();
-        for (size_t i = 0; r >= 0 && rows && i < ELEMENTSOF(cases); i++)
-                json_array_append_new(rows, run_case(&env, &cases[i]));
         snprintf(
                 ret_where, where_size, "%s (%s, %s, %s)", env.name, FIDELITY_IMAGE,
                 engine_kind_to_string(kind), env.ip);
+        for (size_t i = 0; r >= 0 && rows && i < ELEMENTSOF(cases); i++) {
+                json_t *row = run_case(&env, &cases[i]);
+                if (on_row && row)
+                        on_row(ret_where, row, userdata);
+                json_array_append_new(rows, row);
+        }
         env_down(&env);
         if (r < 0) {
                 if (reterr)

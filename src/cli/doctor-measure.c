@@ -33,35 +33,65 @@ static uint16_t checksum(const void *data, size_t len) {
         return htons((uint16_t)~sum);
 }
 
+/* An echo's payload starts with its send time; the rest is padding. */
 struct echo_packet {
         struct icmphdr h;
         double sent_ms;
+        uint8_t pad[DOCTOR_ECHO_MAX_LEN];
 };
 
-static void send_echo(int fd, const struct sockaddr_in *to, uint16_t id, uint16_t seq) {
-        struct echo_packet p = { .h = { .type = ICMP_ECHO,
-                                        .un.echo = { .id = htons(id), .sequence = htons(seq) } },
-                                 .sent_ms = now_ms() };
-        p.h.checksum = checksum(&p, sizeof(p));
-        (void)sendto(fd, &p, sizeof(p), MSG_DONTWAIT, (const struct sockaddr *)to, sizeof(*to));
+struct echo_run {
+        const struct doctor_echo_opts *o;
+        uint16_t id;
+        double start_ms;
+        double *rtt; /* per sequence number, -1 until answered */
+        struct doctor_echo *out;
+};
+
+static size_t payload_len(const struct doctor_echo_opts *o) {
+        size_t min = sizeof(double), len = o->len < min ? min : o->len;
+        return len > DOCTOR_ECHO_MAX_LEN ? DOCTOR_ECHO_MAX_LEN : len;
 }
 
-/* One reply of ours read from fd: its round trip into rtt[seq] once. */
-static void read_reply(int fd, uint16_t id, double *rtt, unsigned count, unsigned *received) {
-        uint8_t buf[512];
+static void send_echo(int fd, const struct sockaddr_in *to, const struct echo_run *run, uint16_t seq) {
+        struct echo_packet p = { .h = { .type = ICMP_ECHO,
+                                        .un.echo = { .id = htons(run->id), .sequence = htons(seq) } },
+                                 .sent_ms = now_ms() };
+        size_t len = sizeof(p.h) + payload_len(run->o);
+        p.h.checksum = checksum(&p, len);
+        (void)sendto(fd, &p, len, MSG_DONTWAIT, (const struct sockaddr *)to, sizeof(*to));
+}
+
+/* One datagram from fd: an answer of ours counted (first, duplicate, or
+ * with a broken checksum), anything else left alone. */
+static void read_reply(int fd, struct echo_run *run) {
+        uint8_t buf[sizeof(struct iphdr) + 60 + sizeof(struct echo_packet)];
         ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+        double t = now_ms();
         if (n < (ssize_t)sizeof(struct iphdr))
                 return;
-        size_t hl = (size_t)(buf[0] & 0x0f) * 4;
-        if ((size_t)n < hl + sizeof(struct echo_packet))
+        size_t hl = (size_t)(buf[0] & 0x0f) * 4, ip_len = (size_t)(buf[2] << 8 | buf[3]);
+        if ((size_t)n < hl + sizeof(struct icmphdr) + sizeof(double) || ip_len != (size_t)n)
                 return;
         struct echo_packet p;
-        memcpy(&p, buf + hl, sizeof(p));
+        memcpy(&p, buf + hl, sizeof(p.h) + sizeof(double));
         unsigned seq = ntohs(p.h.un.echo.sequence);
-        if (p.h.type != ICMP_ECHOREPLY || ntohs(p.h.un.echo.id) != id || seq >= count || rtt[seq] >= 0)
+        if (p.h.type != ICMP_ECHOREPLY || ntohs(p.h.un.echo.id) != run->id || seq >= run->out->sent)
                 return;
-        rtt[seq] = now_ms() - p.sent_ms;
-        (*received)++;
+        if (checksum(buf + hl, (size_t)n - hl) != 0) {
+                run->out->corrupted++;
+                return;
+        }
+        double since = t - run->start_ms;
+        if (since >= run->o->window_ms[0] && since < run->o->window_ms[1])
+                run->out->window_bytes += ip_len + 14;
+        if (run->rtt[seq] >= 0) {
+                run->out->duplicates++;
+                return;
+        }
+        run->rtt[seq] = t - p.sent_ms;
+        run->out->received++;
+        run->out->fast += run->rtt[seq] < run->o->fast_ms;
 }
 
 static int compare_double(const void *a, const void *b) {
@@ -69,38 +99,97 @@ static int compare_double(const void *a, const void *b) {
         return (x > y) - (x < y);
 }
 
-int doctor_echo_probe(
-        const char *addr, unsigned count, unsigned interval_us, int wait_ms, struct doctor_echo *ret) {
-        struct sockaddr_in to = { .sin_family = AF_INET };
-        double rtt[DOCTOR_ECHO_MAX];
-        unsigned received = 0, sent = 0;
-        if (count == 0 || count > DOCTOR_ECHO_MAX || inet_pton(AF_INET, addr, &to.sin_addr) != 1)
-                return -EINVAL;
-        _cleanup_close_ int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
-        if (fd < 0)
-                return -errno;
-        uint16_t id = (uint16_t)(getpid() ^ (unsigned)now_ms());
-        for (unsigned i = 0; i < count; i++)
-                rtt[i] = -1;
-        double start = now_ms(), end = start + (double)count * interval_us / 1e3 + wait_ms;
-        for (double t = now_ms(); t < end; t = now_ms()) {
-                double next = sent < count ? start + (double)sent * interval_us / 1e3 : end;
-                if (t >= next && sent < count) {
-                        send_echo(fd, &to, id, (uint16_t)sent++);
-                        continue;
-                }
-                struct pollfd pfd = { .fd = fd, .events = POLLIN };
-                int timeout = (int)(next - t) + 1;
-                if (poll(&pfd, 1, timeout) > 0)
-                        read_reply(fd, id, rtt, count, &received);
-        }
+static double median_of(double *rtt, unsigned count) {
         size_t n = 0;
         for (unsigned i = 0; i < count; i++)
                 if (rtt[i] >= 0)
                         rtt[n++] = rtt[i];
         qsort(rtt, n, sizeof(double), compare_double);
-        *ret = (struct doctor_echo){ .sent = sent, .received = received, .median_ms = n ? rtt[n / 2] : 0 };
+        return n ? rtt[n / 2] : 0;
+}
+
+int doctor_echo_probe(const char *addr, const struct doctor_echo_opts *o, struct doctor_echo *ret) {
+        struct sockaddr_in to = { .sin_family = AF_INET };
+        double rtt[DOCTOR_ECHO_MAX];
+        struct doctor_echo out = { 0 };
+        if (o->count == 0 || o->count > DOCTOR_ECHO_MAX || inet_pton(AF_INET, addr, &to.sin_addr) != 1)
+                return -EINVAL;
+        _cleanup_close_ int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
+        if (fd < 0)
+                return -errno;
+        int rcvbuf = 4 << 20;
+        (void)setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+        struct echo_run run = {
+                .o = o, .id = (uint16_t)(getpid() ^ (unsigned)now_ms()), .rtt = rtt, .out = &out
+        };
+        for (unsigned i = 0; i < o->count; i++)
+                rtt[i] = -1;
+        run.start_ms = now_ms();
+        double end = run.start_ms + (double)o->count * o->interval_us / 1e3 + o->wait_ms;
+        for (double t = now_ms(); t < end; t = now_ms()) {
+                double next =
+                        out.sent < o->count ? run.start_ms + (double)out.sent * o->interval_us / 1e3 : end;
+                if (t >= next && out.sent < o->count) {
+                        send_echo(fd, &to, &run, (uint16_t)out.sent++);
+                        continue;
+                }
+                struct pollfd pfd = { .fd = fd, .events = POLLIN };
+                if (poll(&pfd, 1, (int)(next - t) + 1) > 0)
+                        read_reply(fd, &run);
+        }
+        out.median_ms = median_of(rtt, o->count);
+        *ret = out;
         return 0;
+}
+
+enum doctor_connect doctor_connect(const char *addr, int port, int timeout_ms) {
+        struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+        int err = 0;
+        socklen_t len = sizeof(err);
+        if (inet_pton(AF_INET, addr, &to.sin_addr) != 1)
+                return DOCTOR_FAILED;
+        _cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+        if (fd < 0)
+                return DOCTOR_FAILED;
+        if (connect(fd, (const struct sockaddr *)&to, sizeof(to)) < 0 && errno != EINPROGRESS)
+                err = errno;
+        struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+        if (!err && poll(&pfd, 1, timeout_ms) <= 0)
+                return DOCTOR_TIMED_OUT;
+        if (!err && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
+                err = errno;
+        return err == 0              ? DOCTOR_CONNECTED
+               : err == ECONNREFUSED ? DOCTOR_REFUSED
+               : err == ECONNRESET   ? DOCTOR_RESET
+                                     : DOCTOR_FAILED;
+}
+
+size_t doctor_open_idle(const char *addr, int port, int *fds, size_t count) {
+        struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+        size_t started = 0;
+        for (size_t i = 0; i < count; i++)
+                fds[i] = -1;
+        if (inet_pton(AF_INET, addr, &to.sin_addr) != 1)
+                return 0;
+        for (size_t i = 0; i < count; i++) {
+                int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+                if (fd < 0)
+                        break;
+                if (connect(fd, (const struct sockaddr *)&to, sizeof(to)) < 0 && errno != EINPROGRESS) {
+                        close(fd);
+                        continue;
+                }
+                fds[i] = fd;
+                started++;
+        }
+        return started;
+}
+
+void doctor_close_all(int *fds, size_t count) {
+        for (size_t i = 0; i < count; i++) {
+                closep(&fds[i]);
+                fds[i] = -1;
+        }
 }
 
 bool doctor_http_answers(const char *addr, int port, int timeout_ms) {

@@ -3,23 +3,53 @@
 /* What `mayhem doctor --fidelity` measures from the host, as the
  * integration tests do (tests/common/netprobe.c): echoes with a sequence
  * number and a send time, here ICMP so the throwaway container needs no
- * reflector of its own (needs root: a raw socket), and an HTTP answer seen
- * or not. Every call is bounded in time. */
+ * reflector of its own (needs root: a raw socket), TCP connects, and an
+ * HTTP answer seen or not. Every call is bounded in time. */
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
-#define DOCTOR_ECHO_MAX 4000
+#define DOCTOR_ECHO_MAX     4000
+#define DOCTOR_ECHO_MAX_LEN 1400 /* payload bytes of one echo: one Ethernet frame */
 
-struct doctor_echo {
-        unsigned sent, received;
-        double median_ms; /* of the received ones; 0 when none */
+struct doctor_echo_opts {
+        unsigned count, interval_us;
+        int wait_ms;         /* for the last replies, after the last echo */
+        unsigned len;        /* payload bytes of each echo; 0: the smallest */
+        double fast_ms;      /* replies faster than this are counted in fast */
+        double window_ms[2]; /* replies arriving in [from, to) ms after the first echo go in window_bytes */
 };
 
-/* count ICMP echo requests to the IPv4 literal addr, one every interval_us,
- * then wait_ms for the last replies. -errno when the socket cannot be had. */
-int doctor_echo_probe(
-        const char *addr, unsigned count, unsigned interval_us, int wait_ms, struct doctor_echo *ret);
+struct doctor_echo {
+        unsigned sent, received; /* received: echoes answered at least once, checksum intact */
+        unsigned duplicates;     /* answers beyond the first of an echo */
+        unsigned corrupted;      /* answers whose ICMP checksum does not hold */
+        unsigned fast;
+        double median_ms;      /* of the received ones; 0 when none */
+        uint64_t window_bytes; /* Ethernet frame bytes (IP length + 14) of the replies in the window */
+};
+
+/* ICMP echo requests to the IPv4 literal addr as o says. -errno when the
+ * socket cannot be had, -EINVAL for a bad address or count. */
+int doctor_echo_probe(const char *addr, const struct doctor_echo_opts *o, struct doctor_echo *ret);
+
+enum doctor_connect {
+        DOCTOR_CONNECTED,
+        DOCTOR_REFUSED, /* ECONNREFUSED: a reset answered the SYN */
+        DOCTOR_RESET,
+        DOCTOR_TIMED_OUT,
+        DOCTOR_FAILED, /* any other error */
+};
+
+/* A TCP connect to addr:port within timeout_ms, and how it ended. */
+enum doctor_connect doctor_connect(const char *addr, int port, int timeout_ms);
+
+/* count TCP connects to addr:port held open without a byte sent, as
+ * nonblocking sockets into fds (unused slots -1); the caller closes them
+ * with doctor_close_all. Returns how many were started. */
+size_t doctor_open_idle(const char *addr, int port, int *fds, size_t count);
+void doctor_close_all(int *fds, size_t count);
 
 /* GET / on addr:port: true when a status line came back within timeout_ms. */
 bool doctor_http_answers(const char *addr, int port, int timeout_ms);

@@ -8,14 +8,14 @@
 #include <stdlib.h>
 
 int engine_container_create(
-        struct engine *e, const char *image, const char *name, const char *label, int64_t nano_cpus,
-        char ret_id[ENGINE_ID_MAX], struct mh_error *reterr) {
+        struct engine *e, const char *image, const char *name, const char *label,
+        const struct engine_limits *limits, char ret_id[ENGINE_ID_MAX], struct mh_error *reterr) {
         _cleanup_(strbuf_done) struct strbuf path = STRBUF_INIT(ENGINE_PATH_MAX);
         json_t *reply = NULL;
         int r = engine_check_name(name, reterr);
         json_t *req = json_pack(
-                "{s:s, s:{s:s}, s:{s:I}}", "Image", image, "Labels", label, "1", "HostConfig", "NanoCpus",
-                (json_int_t)nano_cpus);
+                "{s:s, s:{s:s}, s:{s:I, s:I}}", "Image", image, "Labels", label, "1", "HostConfig",
+                "NanoCpus", (json_int_t)limits->nano_cpus, "Memory", (json_int_t)limits->memory_bytes);
         char *body = req ? json_dumps(req, JSON_COMPACT) : NULL;
         json_decref(req);
         if (r >= 0 && !body)
@@ -51,25 +51,37 @@ int engine_container_remove(struct engine *e, const char *id, struct mh_error *r
         return engine_request(e, &call, NULL, NULL, reterr);
 }
 
-int engine_container_cpu_usage(struct engine *e, const char *id, uint64_t *ret_ns, struct mh_error *reterr) {
+/* A counter of the stats reply: an integer that is not negative. */
+static int stats_counter(
+        json_t *reply, const char *section, const char *sub, const char *key, uint64_t *ret,
+        struct mh_error *reterr) {
+        json_t *v = json_object_get(json_object_get(reply, section), sub);
+        if (key)
+                v = json_object_get(v, key);
+        if (!json_is_integer(v) || json_integer_value(v) < 0)
+                return mh_error_set(
+                        reterr, -EPROTO, MH_EXIT_GENERAL_FAILURE, "engine_bad_reply",
+                        "the engine's stats reply has no %s.%s%s%s", section, sub, key ? "." : "",
+                        key ? key : "");
+        *ret = (uint64_t)json_integer_value(v);
+        return 0;
+}
+
+int engine_container_stats(
+        struct engine *e, const char *id, struct engine_stats *ret, struct mh_error *reterr) {
         _cleanup_(strbuf_done) struct strbuf path = STRBUF_INIT(ENGINE_PATH_MAX);
         json_t *reply = NULL;
+        struct engine_stats s;
         int r = engine_check_name(id, reterr);
         if (r >= 0)
                 r = engine_path(e, &path, reterr, "/containers/%s/stats?stream=false&one-shot=true", id);
         if (r < 0)
                 return r;
         struct engine_call call = { .method = "GET", .path = path.data, .reply_type = JSON_OBJECT };
-        if ((r = engine_request(e, &call, NULL, &reply, reterr)) < 0)
-                return r;
-        json_t *total = json_object_get(
-                json_object_get(json_object_get(reply, "cpu_stats"), "cpu_usage"), "total_usage");
-        if (!json_is_integer(total))
-                r = mh_error_set(
-                        reterr, -EPROTO, MH_EXIT_GENERAL_FAILURE, "engine_bad_reply",
-                        "the engine's stats reply has no cpu_stats.cpu_usage.total_usage");
-        else
-                *ret_ns = (uint64_t)json_integer_value(total);
+        if ((r = engine_request(e, &call, NULL, &reply, reterr)) >= 0 &&
+            (r = stats_counter(reply, "cpu_stats", "cpu_usage", "total_usage", &s.cpu_ns, reterr)) >= 0 &&
+            (r = stats_counter(reply, "memory_stats", "usage", NULL, &s.memory_bytes, reterr)) >= 0)
+                *ret = s;
         json_decref(reply);
         return r;
 }

@@ -136,16 +136,24 @@ int engine_container_list(
  * USR1 SEGV USR2 PIPE ALRM TERM STOP CONT TSTP WINCH; NULL means SIGKILL.
  * A container that is not running: -EBUSY. (A paused one: dockerd refuses
  * with -EBUSY, Podman kills it.) */
-/* A container of image named name, labelled label=1, limited to nano_cpus
- * (0: no limit), created (not started); its id in ret_id. For throwaway
- * measurement targets (mayhem doctor --fidelity). -ENOENT when the image is
- * not there. */
+/* What a throwaway container is limited to: 0 means no limit. */
+struct engine_limits {
+        int64_t nano_cpus, memory_bytes;
+};
+/* A container of image named name, labelled label=1, within limits,
+ * created (not started); its id in ret_id. For throwaway measurement
+ * targets (mayhem doctor --fidelity). -ENOENT when the image is not there. */
 int engine_container_create(
-        struct engine *e, const char *image, const char *name, const char *label, int64_t nano_cpus,
-        char ret_id[ENGINE_ID_MAX], struct mh_error *reterr);
-/* The CPU time the container has used, in ns (GET stats, one shot:
- * cpu_stats.cpu_usage.total_usage, the cgroup's own counter). */
-int engine_container_cpu_usage(struct engine *e, const char *id, uint64_t *ret_ns, struct mh_error *reterr);
+        struct engine *e, const char *image, const char *name, const char *label,
+        const struct engine_limits *limits, char ret_id[ENGINE_ID_MAX], struct mh_error *reterr);
+/* The cgroup's own counters as the engine's stats report them (GET stats,
+ * one shot): CPU time used in ns (cpu_stats.cpu_usage.total_usage) and the
+ * memory charged in bytes (memory_stats.usage). */
+struct engine_stats {
+        uint64_t cpu_ns, memory_bytes;
+};
+int engine_container_stats(
+        struct engine *e, const char *id, struct engine_stats *ret, struct mh_error *reterr);
 /* Removes the container, running or not, with its anonymous volumes. */
 int engine_container_remove(struct engine *e, const char *id, struct mh_error *reterr);
 int engine_container_kill(struct engine *e, const char *id, const char *signal, struct mh_error *reterr);

@@ -70,6 +70,12 @@ static void add_rules(struct net_recipe *rc, const struct scope *sc, const struc
                 if (sc->l4 == NFT_L4_ANY && (sc->port || tpl->action == NFT_ACTION_CORRUPT)) {
                         add_l4(rc, sc, in, NFT_L4_TCP, tpl);
                         add_l4(rc, sc, in, NFT_L4_UDP, tpl);
+                        /* corrupt needs to know where the payload starts:
+                         * a rule per protocol, ICMP's too (it has no port) */
+                        if (!sc->port && tpl->action == NFT_ACTION_CORRUPT) {
+                                add_l4(rc, sc, in, NFT_L4_ICMP, tpl);
+                                add_l4(rc, sc, in, NFT_L4_ICMPV6, tpl);
+                        }
                 } else
                         add_l4(rc, sc, in, sc->l4, tpl);
         }

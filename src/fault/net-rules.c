@@ -44,10 +44,16 @@ static int table_af(struct nft_owner_table *t) {
         return strcmp(f, "ip") == 0 ? AF_INET : strcmp(f, "ip6") == 0 ? AF_INET6 : 0;
 }
 
+/* An ICMP rule in an ip6 table, or an ICMPv6 one in an ip table, has
+ * nothing to match there. */
+static bool l4_fits(const struct nft_rule_spec *s, int af) {
+        return !(s->l4 == NFT_L4_ICMP && af == AF_INET6) && !(s->l4 == NFT_L4_ICMPV6 && af == AF_INET);
+}
+
 static int add_one(
         struct net_live *l, struct nft_owner_table *t, const char *chain, struct nft_rule_spec *s,
         struct mh_error *e) {
-        if (!keep_peers(s, table_af(t)))
+        if (!l4_fits(s, table_af(t)) || !keep_peers(s, table_af(t)))
                 return 0;
         int r = nft_rule_add(t, chain, s, NULL, e);
         if (r < 0)

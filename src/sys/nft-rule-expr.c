@@ -93,6 +93,16 @@ static int verdict(struct nftnl_rule *r, int v) {
         return 0;
 }
 
+static uint8_t ipproto_of(enum nft_l4 l4) {
+        switch (l4) {
+        case NFT_L4_TCP: return IPPROTO_TCP;
+        case NFT_L4_UDP: return IPPROTO_UDP;
+        case NFT_L4_ICMP: return IPPROTO_ICMP;
+        case NFT_L4_ICMPV6: return IPPROTO_ICMPV6;
+        default: return 0;
+        }
+}
+
 static int match_u8(struct nftnl_rule *r, uint32_t key, uint8_t v) {
         int k = meta_load(r, key);
         return k < 0 ? k : cmp(r, NFT_CMP_EQ, &v, sizeof(v));
@@ -186,7 +196,7 @@ static int peer_af(const struct nft_rule_spec *s, const char *peer) {
 static int matches_add(struct nftnl_rule *r, int family, const struct nft_rule_spec *s, const char *peer) {
         int k = match_l3(r, family, peer_af(s, peer));
         if (k >= 0 && s->l4 != NFT_L4_ANY)
-                k = match_u8(r, NFT_META_L4PROTO, s->l4 == NFT_L4_TCP ? IPPROTO_TCP : IPPROTO_UDP);
+                k = match_u8(r, NFT_META_L4PROTO, ipproto_of(s->l4));
         if (k >= 0)
                 k = match_port(r, 0, s->sport);
         if (k >= 0)
@@ -262,11 +272,7 @@ static int action_queue_xt(struct nftnl_rule *r, const struct nft_rule_spec *s) 
         nftnl_expr_set(e, NFTNL_EXPR_TG_INFO, info, (uint32_t)size);
         /* What iptables-nft sends with every rule: the l4 protocol the
          * target may rely on (none here), not inverted. */
-        nftnl_rule_set_u32(
-                r, NFTNL_RULE_COMPAT_PROTO,
-                s->l4 == NFT_L4_TCP   ? IPPROTO_TCP
-                : s->l4 == NFT_L4_UDP ? IPPROTO_UDP
-                                      : 0);
+        nftnl_rule_set_u32(r, NFTNL_RULE_COMPAT_PROTO, ipproto_of(s->l4));
         nftnl_rule_set_u32(r, NFTNL_RULE_COMPAT_FLAGS, 0);
         return 0;
 }
@@ -304,14 +310,20 @@ static int action_dup_device(struct nftnl_rule *r, const struct nft_rule_spec *s
         return 0;
 }
 
-/* Flips mask in the L4 payload byte at offset (the "inner header" base: after
- * the TCP/UDP header, Linux >= 6.2); no checksum update. */
+/* Flips mask in the L4 payload byte at offset, with no checksum update:
+ * for TCP and UDP from the "inner header" base (after their header, Linux
+ * >= 6.2), which the kernel sets for those two only; for ICMP and ICMPv6
+ * from the transport header, past their 8-byte header (the echo's data, an
+ * error's quoted packet). */
 static int action_corrupt(struct nftnl_rule *r, const struct nft_rule_spec *s) {
         uint8_t mask = s->corrupt.mask ? s->corrupt.mask : 0x01;
-        int k = payload(r, NFT_PAYLOAD_INNER_HEADER, s->corrupt.offset, 1, false);
+        bool icmp = s->l4 == NFT_L4_ICMP || s->l4 == NFT_L4_ICMPV6;
+        uint32_t base = icmp ? NFT_PAYLOAD_TRANSPORT_HEADER : NFT_PAYLOAD_INNER_HEADER;
+        uint32_t offset = s->corrupt.offset + (icmp ? 8 : 0);
+        int k = payload(r, base, offset, 1, false);
         if (k >= 0)
                 k = bitwise(r, 1, 0xff, mask);
-        return k < 0 ? k : payload(r, NFT_PAYLOAD_INNER_HEADER, s->corrupt.offset, 1, true);
+        return k < 0 ? k : payload(r, base, offset, 1, true);
 }
 
 static int action_add(

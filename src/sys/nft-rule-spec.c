@@ -81,14 +81,14 @@ static int check_ranges(const struct nft_rule_spec *s, struct mh_error *reterr) 
         if (s->probability > NFT_PROBABILITY_SCALE)
                 return refuse(
                         reterr, "probability %u is over %u (always)", s->probability, NFT_PROBABILITY_SCALE);
-        if ((s->dport || s->sport || s->not_dport) && s->l4 == NFT_L4_ANY)
+        if ((s->dport || s->sport || s->not_dport) && s->l4 != NFT_L4_TCP && s->l4 != NFT_L4_UDP)
                 return refuse(reterr, "ports need l4 tcp or udp");
         if (s->tcp_flags != NFT_TCP_FLAGS_ANY && s->l4 != NFT_L4_TCP)
                 return refuse(reterr, "tcp flags need l4 tcp");
         if (s->action == NFT_ACTION_REJECT_TCP_RESET && s->l4 != NFT_L4_TCP)
                 return refuse(reterr, "reject with tcp reset needs l4 tcp");
         if (s->action == NFT_ACTION_CORRUPT && s->l4 == NFT_L4_ANY)
-                return refuse(reterr, "corrupt needs l4 tcp or udp");
+                return refuse(reterr, "corrupt needs an l4 protocol");
         return 0;
 }
 
@@ -165,6 +165,10 @@ int nft_rule_spec_check(const char *family, const struct nft_rule_spec *spec, st
                 return refuse(
                         reterr, "l3 %s does not fit a table of family %s",
                         spec->l3 == NFT_L3_IPV4 ? "ipv4" : "ipv6", family);
+        if ((spec->l4 == NFT_L4_ICMP && af == AF_INET6) || (spec->l4 == NFT_L4_ICMPV6 && af == AF_INET))
+                return refuse(
+                        reterr, "l4 %s does not fit IPv%s", spec->l4 == NFT_L4_ICMP ? "icmp" : "icmpv6",
+                        af == AF_INET ? "4" : "6");
         r = check_stray(spec, reterr);
         if (r < 0)
                 return r;

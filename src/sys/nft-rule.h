@@ -108,6 +108,8 @@ enum nft_l4 {
         NFT_L4_ANY,
         NFT_L4_TCP,
         NFT_L4_UDP,
+        NFT_L4_ICMP,   /* ICMP over IPv4 */
+        NFT_L4_ICMPV6, /* ICMPv6 */
         _NFT_L4_MAX,
 };
 
@@ -140,7 +142,9 @@ enum nft_action {
          * kernel has no dup expression for inet tables) */
         NFT_ACTION_DUP_ADDR,
         NFT_ACTION_DUP_DEVICE, /* meta mark set mark_guard, dup to device dup.device (netdev) */
-        NFT_ACTION_CORRUPT,    /* flip corrupt.mask in L4 payload byte corrupt.offset */
+        /* flip corrupt.mask in L4 payload byte corrupt.offset: after the
+         * TCP/UDP header, after ICMP's and ICMPv6's 8-byte header */
+        NFT_ACTION_CORRUPT,
         _NFT_ACTION_MAX,
 };
 const char *nft_action_to_string(enum nft_action a);

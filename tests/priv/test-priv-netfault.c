@@ -31,6 +31,7 @@
 #include "basic/procfs.h"
 #include "common/netns-pair.h"
 #include "common/net-assert.h"
+#include "common/icmp-probe.h"
 #include "common/netprobe.h"
 #include "common/fault-params.h"
 #include "common/run-command.h"
@@ -643,11 +644,37 @@ static unsigned echoes_lost(void) {
         return echoes_lost_between(pair.a, pair.b, pair.addr_b, 7001);
 }
 
+/* ICMP echoes from side a to side b's kernel: "S I B" (sent, intact, bad checksum). */
+static int icmp_count(void *arg, int out) {
+        struct icmp_echo_result r;
+        if (icmp_echo_probe(arg, 2000, 500, 1000, &r) < 0)
+                return 1;
+        dprintf(out, "%u %u %u", r.sent, r.intact, r.bad_checksum);
+        return 0;
+}
+
+/* Echoes of 2000 to b that did not come back intact: bad checksums and lost. */
+static unsigned icmp_spoiled(void) {
+        int fd;
+        char out[64];
+        unsigned sent = 0, intact = 0, bad = 0;
+        pid_t cli = netns_fork(pair.a, icmp_count, (void *)pair.addr_b, &fd);
+        assert_int_equal(netns_collect(cli, fd, out, sizeof(out)), 0);
+        assert_int_equal(sscanf(out, "%u %u %u", &sent, &intact, &bad), 3);
+        assert_int_equal(sent, 2000);
+        print_message("ICMP: %u of %u intact, %u with a bad checksum\n", intact, sent, bad);
+        return sent - intact;
+}
+
+/* protocol any: UDP's payload and ICMP's both (netem would corrupt every
+ * packet; the nft rules know the payload of these, TCP's too). */
 static void test_corrupt(void **state) {
         (void)state;
         struct lease *p = apply("net.corrupt", "{\"delivery\":\"nft\",\"percent\":30}");
         ASSERT_BINOMIAL(echoes_lost(), 2000, 0.30, "net.corrupt 30 % (echoes with a flipped byte)");
+        ASSERT_BINOMIAL(icmp_spoiled(), 2000, 0.30, "net.corrupt 30 % (ICMP echo answers)");
         undo("net.corrupt", p);
+        assert_int_equal(icmp_spoiled(), 0);
 }
 
 /* dependency.flap: the block is on for about half of the 200 ms periods. */

@@ -128,6 +128,34 @@ static void test_scoped_latency_matches_both_ports_and_protocols(void **state) {
         assert_int_equal(tcp, 2);
 }
 
+/* corrupt must know where a packet's payload starts: a rule per protocol,
+ * ICMP and ICMPv6 too unless a port narrows it to TCP and UDP. */
+static void test_corrupt_rule_per_protocol(void **state) {
+        (void)state;
+        struct net_recipe rc;
+        static const struct {
+                const char *params;
+                size_t n;
+                bool icmp;
+        } rows[] = {
+                { "{\"percent\":5}", 4, true },
+                { "{\"percent\":5,\"port\":53}", 4, false }, /* to or from 53 */
+                { "{\"percent\":5,\"protocol\":\"udp\"}", 1, false },
+        };
+        for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+                assert_int_equal(build("net.corrupt", rows[i].params, &rc, NULL), 0);
+                assert_int_equal(rc.n_rules, rows[i].n);
+                bool icmp = false;
+                for (size_t k = 0; k < rc.n_rules; k++) {
+                        assert_int_equal(rc.rules[k].spec.action, NFT_ACTION_CORRUPT);
+                        assert_false(rc.rules[k].ingress);
+                        icmp |= rc.rules[k].spec.l4 == NFT_L4_ICMP || rc.rules[k].spec.l4 == NFT_L4_ICMPV6;
+                        assert_int_equal(nft_rule_spec_check("inet", &rc.rules[k].spec, NULL), 0);
+                }
+                assert_int_equal(icmp, rows[i].icmp);
+        }
+}
+
 static void test_peers_narrow_by_direction(void **state) {
         (void)state;
         struct net_recipe rc;
@@ -201,6 +229,7 @@ int main(void) {
                 cmocka_unit_test(test_dns_timeout_drops_answers_on_loopback_too),
                 cmocka_unit_test(test_reset_is_ingress_to_port),
                 cmocka_unit_test(test_scoped_latency_matches_both_ports_and_protocols),
+                cmocka_unit_test(test_corrupt_rule_per_protocol),
                 cmocka_unit_test(test_peers_narrow_by_direction),
                 cmocka_unit_test(test_refusals),
                 cmocka_unit_test(test_params_bound_strictly),

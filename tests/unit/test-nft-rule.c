@@ -136,6 +136,8 @@ static void test_spec_check(void **state) {
                 { .l4 = NFT_L4_TCP, .dport = 5432, .probability = 3000, .action = NFT_ACTION_DROP },
                 { .peers = { "10.0.0.1", "fd00::1" }, .action = NFT_ACTION_REJECT_PORT_UNREACH },
                 { .l4 = NFT_L4_UDP, .action = NFT_ACTION_CORRUPT, .corrupt.offset = 4 },
+                { .l4 = NFT_L4_ICMP, .action = NFT_ACTION_CORRUPT },
+                { .l4 = NFT_L4_ICMPV6, .action = NFT_ACTION_CORRUPT },
                 { .action = NFT_ACTION_QUEUE, .queue = { .num = 65534, .total = 2, .bypass = true } },
         };
         for (size_t i = 0; i < ELEMENTSOF(ok); i++)
@@ -145,6 +147,9 @@ static void test_spec_check(void **state) {
                 { .dport = 1, .action = NFT_ACTION_DROP },
                 { .l4 = NFT_L4_UDP, .tcp_flags = NFT_TCP_FLAGS_SYN, .action = NFT_ACTION_DROP },
                 { .l4 = NFT_L4_UDP, .action = NFT_ACTION_REJECT_TCP_RESET },
+                { .l4 = NFT_L4_ICMP, .dport = 1, .action = NFT_ACTION_DROP },
+                { .l4 = NFT_L4_ICMP, .l3 = NFT_L3_IPV6, .action = NFT_ACTION_CORRUPT },
+                { .l4 = NFT_L4_ICMPV6, .l3 = NFT_L3_IPV4, .action = NFT_ACTION_CORRUPT },
                 { .probability = 10001, .action = NFT_ACTION_DROP },
                 { .peers = { "10.0.0.1", "nope" }, .action = NFT_ACTION_DROP },
                 { .peers = { "10.0.0.0/8" }, .action = NFT_ACTION_DROP },

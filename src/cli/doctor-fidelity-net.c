@@ -1,0 +1,172 @@
+/* doctor --fidelity's network figures, measured from the host with ICMP
+ * echoes and TCP connects to the throwaway container, with the tolerances
+ * of the integration tests (tests/common/net-assert.h, netprobe.c): the
+ * container's egress is what its faults shape by default, so every figure
+ * reads the container's answers. */
+
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "doctor-fidelity-internal.h"
+#include "doctor-measure.h"
+
+/* net.reorder's delay_ms in the table: the share not reordered is held
+ * this long, the rest goes at once. */
+#define REORDER_HELD_MS 50
+
+/* 99 % interval of a binomial count, as tests/common/netprobe.c's. */
+static bool in_binomial(unsigned k, unsigned n, double p) {
+        double sd = sqrt(n * p * (1 - p)), mean = n * p;
+        return n > 0 && k >= mean - 2.576 * sd && k <= mean + 2.576 * sd;
+}
+
+static const char binomial[] = "99 % binomial interval";
+
+/* Echoes every interval_us, their answers counted. false when the raw
+ * socket cannot be had (said in f). */
+static bool echoes(
+        const struct fidelity_env *env, const struct doctor_echo_opts *o, struct doctor_echo *e,
+        struct fidelity_figure *f) {
+        if (doctor_echo_probe(env->ip, o, e) == 0 && e->sent > 0)
+                return true;
+        snprintf(f->achieved, sizeof(f->achieved), "no echo could be sent");
+        return false;
+}
+
+double fidelity_median_rtt(const struct fidelity_env *env) {
+        struct doctor_echo_opts o = { .count = 200, .interval_us = 5000, .wait_ms = 300 };
+        struct doctor_echo e;
+        return doctor_echo_probe(env->ip, &o, &e) == 0 && e.received ? e.median_ms : NAN;
+}
+
+void fidelity_added_rtt(
+        const struct fidelity_env *env, const struct fidelity_case *fc, double before, pid_t run,
+        struct fidelity_figure *f) {
+        struct doctor_echo_opts o = { .count = 300, .interval_us = 5000, .wait_ms = 500 };
+        struct doctor_echo e;
+        (void)run;
+        if (!echoes(env, &o, &e, f) || e.received == 0 || isnan(before))
+                return;
+        double added = e.median_ms - before, tol = fmax(5.0, fc->want * 0.10);
+        f->within = fabs(added - fc->want) <= tol;
+        snprintf(f->achieved, sizeof(f->achieved), "+%.1f ms RTT", added);
+        snprintf(f->tolerance, sizeof(f->tolerance), "±%.1f ms", tol);
+}
+
+static const struct doctor_echo_opts thousand = { .count = 1000, .interval_us = 1500, .wait_ms = 500 };
+
+void fidelity_lost(
+        const struct fidelity_env *env, const struct fidelity_case *fc, double before, pid_t run,
+        struct fidelity_figure *f) {
+        struct doctor_echo e;
+        (void)before, (void)run;
+        if (!echoes(env, &thousand, &e, f))
+                return;
+        unsigned lost = e.sent - e.received;
+        f->within = in_binomial(lost, e.sent, fc->want / 100);
+        snprintf(
+                f->achieved, sizeof(f->achieved), "%.1f %% lost (%u of %u)", 100.0 * lost / e.sent, lost,
+                e.sent);
+        snprintf(f->tolerance, sizeof(f->tolerance), "%s", binomial);
+}
+
+/* A corrupted answer fails its ICMP checksum here, or its IP header's in
+ * the host's kernel, which drops it: both count. */
+void fidelity_corrupted(
+        const struct fidelity_env *env, const struct fidelity_case *fc, double before, pid_t run,
+        struct fidelity_figure *f) {
+        struct doctor_echo e;
+        (void)before, (void)run;
+        if (!echoes(env, &thousand, &e, f))
+                return;
+        unsigned bad = e.sent - e.received;
+        f->within = in_binomial(bad, e.sent, fc->want / 100);
+        snprintf(
+                f->achieved, sizeof(f->achieved), "%.1f %% (%u bad checksum, %u lost, of %u)",
+                100.0 * bad / e.sent, e.corrupted, bad - e.corrupted, e.sent);
+        snprintf(f->tolerance, sizeof(f->tolerance), "%s", binomial);
+}
+
+void fidelity_duplicated(
+        const struct fidelity_env *env, const struct fidelity_case *fc, double before, pid_t run,
+        struct fidelity_figure *f) {
+        struct doctor_echo e;
+        (void)before, (void)run;
+        if (!echoes(env, &thousand, &e, f) || e.received == 0)
+                return;
+        f->within = in_binomial(e.duplicates, e.received, fc->want / 100);
+        snprintf(
+                f->achieved, sizeof(f->achieved), "%.1f %% twice (%u of %u)",
+                100.0 * e.duplicates / e.received, e.duplicates, e.received);
+        snprintf(f->tolerance, sizeof(f->tolerance), "%s", binomial);
+}
+
+/* The share that went at once: answered faster than half the hold. */
+void fidelity_reordered(
+        const struct fidelity_env *env, const struct fidelity_case *fc, double before, pid_t run,
+        struct fidelity_figure *f) {
+        struct doctor_echo_opts o = {
+                .count = 1000, .interval_us = 2000, .wait_ms = 300, .fast_ms = before + REORDER_HELD_MS / 2.0
+        };
+        struct doctor_echo e;
+        (void)run;
+        if (isnan(before) || !echoes(env, &o, &e, f) || e.received == 0)
+                return;
+        f->within = in_binomial(e.fast, e.received, fc->want / 100);
+        snprintf(
+                f->achieved, sizeof(f->achieved), "%.1f %% at once (%u of %u)", 100.0 * e.fast / e.received,
+                e.fast, e.received);
+        snprintf(f->tolerance, sizeof(f->tolerance), "%s", binomial);
+}
+
+/* Full-size echoes at twice the rate the container may answer at: its
+ * answers' frames (what its qdisc counts) per second over the steady
+ * window 0.5 to 2.5 s, against test-net's ±15 %. */
+void fidelity_rate(
+        const struct fidelity_env *env, const struct fidelity_case *fc, double before, pid_t run,
+        struct fidelity_figure *f) {
+        double frame_bits = (DOCTOR_ECHO_MAX_LEN + 8 + 20 + 14) * 8.0;
+        unsigned interval_us = (unsigned)(1e6 * frame_bits / (2 * fc->want * 1e6));
+        struct doctor_echo_opts o = { .count = (unsigned)(2.5e6 / interval_us),
+                                      .interval_us = interval_us,
+                                      .wait_ms = 300,
+                                      .len = DOCTOR_ECHO_MAX_LEN,
+                                      .window_ms = { 500, 2500 } };
+        struct doctor_echo e;
+        (void)before, (void)run;
+        if (!echoes(env, &o, &e, f))
+                return;
+        double mbit = (double)e.window_bytes * 8 / 2.0 / 1e6;
+        f->within = fabs(mbit - fc->want) <= 0.15 * fc->want;
+        snprintf(f->achieved, sizeof(f->achieved), "%.2f Mbit/s", mbit);
+        snprintf(f->tolerance, sizeof(f->tolerance), "±15 %%");
+}
+
+void fidelity_cut_off(
+        const struct fidelity_env *env, const struct fidelity_case *fc, double before, pid_t run,
+        struct fidelity_figure *f) {
+        struct doctor_echo_opts o = { .count = 200, .interval_us = 5000, .wait_ms = 300 };
+        struct doctor_echo e;
+        (void)fc, (void)before, (void)run;
+        if (!echoes(env, &o, &e, f))
+                return;
+        f->within = e.received == 0 && e.duplicates == 0;
+        snprintf(
+                f->achieved, sizeof(f->achieved), "%.1f %% lost (%u of %u)",
+                100.0 * (e.sent - e.received) / e.sent, e.sent - e.received, e.sent);
+        snprintf(f->tolerance, sizeof(f->tolerance), "every echo");
+}
+
+/* Connects to the service's port, each answered with a reset. */
+void fidelity_refused(
+        const struct fidelity_env *env, const struct fidelity_case *fc, double before, pid_t run,
+        struct fidelity_figure *f) {
+        unsigned refused = 0, tries = 20;
+        (void)fc, (void)before, (void)run;
+        for (unsigned i = 0; i < tries; i++, usleep(50000))
+                refused += doctor_connect(env->ip, FIDELITY_PORT, 300) == DOCTOR_REFUSED;
+        f->within = refused == tries;
+        snprintf(f->achieved, sizeof(f->achieved), "%u of %u connects refused", refused, tries);
+        snprintf(f->tolerance, sizeof(f->tolerance), "every connect");
+}
