@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 
+#include "basic/macro.h"
 #include "common/run-command.h"
 
 /* `mayhem doctor` on this machine, against the real dockerd and the real
@@ -53,6 +54,26 @@ static const char *line_of(const char *out, const char *name, char *buf, size_t 
         return NULL;
 }
 
+static int compare_lines(const void *a, const void *b) {
+        return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* text's lines sorted: docker lists images created in the same second in
+ * no fixed order. */
+static char *sorted_lines(const char *text) {
+        char *lines[256], *copy = strdup(text), *save = NULL;
+        size_t n = 0, size = strlen(text) + 2, used = 0; /* each line keeps one newline */
+        for (char *l = strtok_r(copy, "\n", &save); l && n < ELEMENTSOF(lines);
+             l = strtok_r(NULL, "\n", &save))
+                lines[n++] = l;
+        qsort(lines, n, sizeof(lines[0]), compare_lines);
+        char *out = calloc(1, size);
+        for (size_t i = 0; i < n; i++)
+                used += (size_t)snprintf(out + used, size - used, "%s\n", lines[i]);
+        free(copy);
+        return out;
+}
+
 static char *host_state(void) {
         const char *nft[] = { "nft", "list", "tables", NULL }, *tc[] = { "tc", "qdisc", "show", NULL },
                    *ps[] = { "docker", "ps", "-a", "--format", "{{.Names}}", NULL },
@@ -62,7 +83,9 @@ static char *host_state(void) {
         char *s = calloc(1, size);
         for (size_t i = 0; i < 4; i++) {
                 struct cmd_result r = run_command(NULL, cmds[i]);
-                used += (size_t)snprintf(s + used, size - used, "%s---\n", r.out ? r.out : "");
+                char *lines = sorted_lines(r.out ? r.out : "");
+                used += (size_t)snprintf(s + used, size - used, "%s---\n", lines);
+                free(lines);
                 cmd_result_done(&r);
         }
         return s;
