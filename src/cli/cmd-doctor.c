@@ -249,8 +249,9 @@ static int run_fidelity(struct cli_ctx *ctx, bool json, struct mh_error *reterr)
                 json_object_get(row, "error") || (json_is_true(json_object_get(row, "measured")) &&
                                                   !json_is_true(json_object_get(row, "within")));
         if (json)
-                r = cli_print_json(ctx, rows, reterr);
-        json_decref(rows);
+                r = cli_print_json(ctx, rows, reterr); /* takes rows */
+        else
+                json_decref(rows);
         return r < 0 ? r : outside ? MH_EXIT_GENERAL_FAILURE : 0;
 }
 

@@ -53,8 +53,8 @@ struct fidelity_case {
 };
 
 fidelity_before_fn fidelity_median_rtt;
-fidelity_measure_fn fidelity_added_rtt, fidelity_lost, fidelity_corrupted, fidelity_duplicated,
-        fidelity_reordered, fidelity_rate, fidelity_cut_off, fidelity_refused;
+fidelity_measure_fn fidelity_added_rtt, fidelity_spoiled, fidelity_duplicated, fidelity_reordered,
+        fidelity_rate, fidelity_cut_off, fidelity_refused;
 
 fidelity_before_fn fidelity_cpu_idle, fidelity_memory_used, fidelity_main_pid;
 fidelity_measure_fn fidelity_unanswered, fidelity_descriptors, fidelity_cpu_added, fidelity_memory_added,

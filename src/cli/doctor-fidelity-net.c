@@ -21,7 +21,12 @@ static bool in_binomial(unsigned k, unsigned n, double p) {
         return n > 0 && k >= mean - 2.576 * sd && k <= mean + 2.576 * sd;
 }
 
-static const char binomial[] = "99 % binomial interval";
+/* k of n against the share the case asked for; achieved is the caller's. */
+static void binomial_figure(
+        struct fidelity_figure *f, const struct fidelity_case *fc, unsigned k, unsigned n) {
+        f->within = in_binomial(k, n, fc->want / 100);
+        snprintf(f->tolerance, sizeof(f->tolerance), "99 %% binomial interval");
+}
 
 /* Echoes every interval_us, their answers counted. false when the raw
  * socket cannot be had (said in f). */
@@ -56,24 +61,10 @@ void fidelity_added_rtt(
 
 static const struct doctor_echo_opts thousand = { .count = 1000, .interval_us = 1500, .wait_ms = 500 };
 
-void fidelity_lost(
-        const struct fidelity_env *env, const struct fidelity_case *fc, double before, pid_t run,
-        struct fidelity_figure *f) {
-        struct doctor_echo e;
-        (void)before, (void)run;
-        if (!echoes(env, &thousand, &e, f))
-                return;
-        unsigned lost = e.sent - e.received;
-        f->within = in_binomial(lost, e.sent, fc->want / 100);
-        snprintf(
-                f->achieved, sizeof(f->achieved), "%.1f %% lost (%u of %u)", 100.0 * lost / e.sent, lost,
-                e.sent);
-        snprintf(f->tolerance, sizeof(f->tolerance), "%s", binomial);
-}
-
-/* A corrupted answer fails its ICMP checksum here, or its IP header's in
- * the host's kernel, which drops it: both count. */
-void fidelity_corrupted(
+/* Echoes of 1000 not answered intact: lost, or (net.corrupt) answered with
+ * a broken ICMP checksum, which the raw socket still sees; a corrupted IP
+ * header is dropped by the host's kernel and counts as lost. */
+void fidelity_spoiled(
         const struct fidelity_env *env, const struct fidelity_case *fc, double before, pid_t run,
         struct fidelity_figure *f) {
         struct doctor_echo e;
@@ -81,11 +72,15 @@ void fidelity_corrupted(
         if (!echoes(env, &thousand, &e, f))
                 return;
         unsigned bad = e.sent - e.received;
-        f->within = in_binomial(bad, e.sent, fc->want / 100);
-        snprintf(
-                f->achieved, sizeof(f->achieved), "%.1f %% (%u bad checksum, %u lost, of %u)",
-                100.0 * bad / e.sent, e.corrupted, bad - e.corrupted, e.sent);
-        snprintf(f->tolerance, sizeof(f->tolerance), "%s", binomial);
+        binomial_figure(f, fc, bad, e.sent);
+        if (e.corrupted)
+                snprintf(
+                        f->achieved, sizeof(f->achieved), "%.1f %% (%u bad checksum, %u lost, of %u)",
+                        100.0 * bad / e.sent, e.corrupted, bad - e.corrupted, e.sent);
+        else
+                snprintf(
+                        f->achieved, sizeof(f->achieved), "%.1f %% lost (%u of %u)", 100.0 * bad / e.sent,
+                        bad, e.sent);
 }
 
 void fidelity_duplicated(
@@ -95,11 +90,10 @@ void fidelity_duplicated(
         (void)before, (void)run;
         if (!echoes(env, &thousand, &e, f) || e.received == 0)
                 return;
-        f->within = in_binomial(e.duplicates, e.received, fc->want / 100);
+        binomial_figure(f, fc, e.duplicates, e.received);
         snprintf(
                 f->achieved, sizeof(f->achieved), "%.1f %% twice (%u of %u)",
                 100.0 * e.duplicates / e.received, e.duplicates, e.received);
-        snprintf(f->tolerance, sizeof(f->tolerance), "%s", binomial);
 }
 
 /* The share that went at once: answered faster than half the hold. */
@@ -113,11 +107,10 @@ void fidelity_reordered(
         (void)run;
         if (isnan(before) || !echoes(env, &o, &e, f) || e.received == 0)
                 return;
-        f->within = in_binomial(e.fast, e.received, fc->want / 100);
+        binomial_figure(f, fc, e.fast, e.received);
         snprintf(
                 f->achieved, sizeof(f->achieved), "%.1f %% at once (%u of %u)", 100.0 * e.fast / e.received,
                 e.fast, e.received);
-        snprintf(f->tolerance, sizeof(f->tolerance), "%s", binomial);
 }
 
 /* Full-size echoes at twice the rate the container may answer at: its

@@ -38,8 +38,8 @@ extern char **environ;
 static const struct fidelity_case cases[] = {
         { "net.latency", "delay_ms: 100", 4, "+100 ms RTT", 100, fidelity_median_rtt, fidelity_added_rtt,
           NULL },
-        { "net.packet_loss", "percent: 20", 4, "20 % lost", 20, NULL, fidelity_lost, NULL },
-        { "net.corrupt", "percent: 20", 4, "20 % corrupted", 20, NULL, fidelity_corrupted, NULL },
+        { "net.packet_loss", "percent: 20", 4, "20 % lost", 20, NULL, fidelity_spoiled, NULL },
+        { "net.corrupt", "percent: 20", 4, "20 % corrupted", 20, NULL, fidelity_spoiled, NULL },
         { "net.duplicate", "percent: 20", 4, "20 % twice", 20, NULL, fidelity_duplicated, NULL },
         /* delay_ms is doctor-fidelity-net.c's REORDER_HELD_MS */
         { "net.reorder", "percent: 30, delay_ms: 50", 4, "30 % at once", 30, fidelity_median_rtt,

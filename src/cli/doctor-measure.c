@@ -13,24 +13,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/inet-checksum.h"
 #include "basic/macro.h"
 
 static double now_ms(void) {
         struct timespec ts;
         clock_gettime(CLOCK_MONOTONIC, &ts);
         return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-static uint16_t checksum(const void *data, size_t len) {
-        const uint8_t *p = data;
-        uint32_t sum = 0;
-        for (size_t i = 0; i + 1 < len; i += 2)
-                sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-        if (len & 1)
-                sum += (uint32_t)(p[len - 1] << 8);
-        while (sum >> 16)
-                sum = (sum & 0xffff) + (sum >> 16);
-        return htons((uint16_t)~sum);
 }
 
 /* An echo's payload starts with its send time; the rest is padding. */
@@ -58,7 +47,7 @@ static void send_echo(int fd, const struct sockaddr_in *to, const struct echo_ru
                                         .un.echo = { .id = htons(run->id), .sequence = htons(seq) } },
                                  .sent_ms = now_ms() };
         size_t len = sizeof(p.h) + payload_len(run->o);
-        p.h.checksum = checksum(&p, len);
+        p.h.checksum = inet_checksum(&p, len);
         (void)sendto(fd, &p, len, MSG_DONTWAIT, (const struct sockaddr *)to, sizeof(*to));
 }
 
@@ -78,7 +67,7 @@ static void read_reply(int fd, struct echo_run *run) {
         unsigned seq = ntohs(p.h.un.echo.sequence);
         if (p.h.type != ICMP_ECHOREPLY || ntohs(p.h.un.echo.id) != run->id || seq >= run->out->sent)
                 return;
-        if (checksum(buf + hl, (size_t)n - hl) != 0) {
+        if (inet_checksum(buf + hl, (size_t)n - hl) != 0) {
                 run->out->corrupted++;
                 return;
         }

@@ -51,19 +51,21 @@ int engine_container_remove(struct engine *e, const char *id, struct mh_error *r
         return engine_request(e, &call, NULL, NULL, reterr);
 }
 
-/* A counter of the stats reply: an integer that is not negative. */
+/* A counter of the stats reply (parsed as a real): a whole number from 0
+ * to 2^64. */
 static int stats_counter(
         json_t *reply, const char *section, const char *sub, const char *key, uint64_t *ret,
         struct mh_error *reterr) {
         json_t *v = json_object_get(json_object_get(reply, section), sub);
         if (key)
                 v = json_object_get(v, key);
-        if (!json_is_integer(v) || json_integer_value(v) < 0)
+        double d = json_real_value(v);
+        if (!json_is_real(v) || !(d >= 0 && d < 18446744073709551616.0) || d != (double)(uint64_t)d)
                 return mh_error_set(
                         reterr, -EPROTO, MH_EXIT_GENERAL_FAILURE, "engine_bad_reply",
                         "the engine's stats reply has no %s.%s%s%s", section, sub, key ? "." : "",
                         key ? key : "");
-        *ret = (uint64_t)json_integer_value(v);
+        *ret = (uint64_t)d;
         return 0;
 }
 
@@ -77,7 +79,9 @@ int engine_container_stats(
                 r = engine_path(e, &path, reterr, "/containers/%s/stats?stream=false&one-shot=true", id);
         if (r < 0)
                 return r;
-        struct engine_call call = { .method = "GET", .path = path.data, .reply_type = JSON_OBJECT };
+        struct engine_call call = {
+                .method = "GET", .path = path.data, .reply_type = JSON_OBJECT, .numbers_as_reals = true
+        };
         if ((r = engine_request(e, &call, NULL, &reply, reterr)) >= 0 &&
             (r = stats_counter(reply, "cpu_stats", "cpu_usage", "total_usage", &s.cpu_ns, reterr)) >= 0 &&
             (r = stats_counter(reply, "memory_stats", "usage", NULL, &s.memory_bytes, reterr)) >= 0)

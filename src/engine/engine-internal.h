@@ -66,6 +66,10 @@ struct engine_call {
          * a body over max_body is kept cut (raw->truncated) instead of -EFBIG. */
         struct http_response *raw;
         const char *body; /* JSON sent with the call, or NULL */
+        /* Every number of the reply parsed as a real: a counter above 2^63
+         * (Podman 4.3's stats: a negative usage_in_usermode wrapped around)
+         * would otherwise refuse the whole reply. */
+        bool numbers_as_reals;
 };
 
 /* Sends one call. Replies 2xx and alt_status are answers; >= 400 are errors

@@ -138,7 +138,8 @@ static int parse_reply(
         struct ejson j = { .what = call->path, .reterr = reterr };
         json_error_t jerr;
 
-        json_t *root = json_loadb(resp->body, resp->body_len, JSON_REJECT_DUPLICATES, &jerr);
+        size_t flags = JSON_REJECT_DUPLICATES | (call->numbers_as_reals ? JSON_DECODE_INT_AS_REAL : 0);
+        json_t *root = json_loadb(resp->body, resp->body_len, flags, &jerr);
         if (!root)
                 return ejson_fail(&j, NULL, NULL, "not JSON: %s at byte %d", jerr.text, jerr.position);
         if (json_typeof(root) != call->reply_type) {

@@ -13,6 +13,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/inet-checksum.h"
+
 #define ECHO_MAX  10000u
 #define ECHO_DATA 32 /* payload bytes: a pattern the corruption flips */
 
@@ -22,23 +24,12 @@ static double now_ms(void) {
         return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-static uint16_t checksum(const uint8_t *p, size_t len) {
-        uint32_t sum = 0;
-        for (size_t i = 0; i + 1 < len; i += 2)
-                sum += (uint32_t)(p[i] << 8 | p[i + 1]);
-        if (len & 1)
-                sum += (uint32_t)(p[len - 1] << 8);
-        while (sum >> 16)
-                sum = (sum & 0xffff) + (sum >> 16);
-        return htons((uint16_t)~sum);
-}
-
 static void send_echo(int fd, const struct sockaddr_in *to, uint16_t id, uint16_t seq) {
         uint8_t pkt[sizeof(struct icmphdr) + ECHO_DATA];
         struct icmphdr h = { .type = ICMP_ECHO, .un.echo = { .id = htons(id), .sequence = htons(seq) } };
         memcpy(pkt, &h, sizeof(h));
         memset(pkt + sizeof(h), 0x5a, ECHO_DATA);
-        h.checksum = checksum(pkt, sizeof(pkt));
+        h.checksum = inet_checksum(pkt, sizeof(pkt));
         memcpy(pkt, &h, sizeof(h));
         (void)sendto(fd, pkt, sizeof(pkt), MSG_DONTWAIT, (const struct sockaddr *)to, sizeof(*to));
 }
@@ -56,7 +47,7 @@ static void read_answer(int fd, uint16_t id, bool *seen, struct icmp_echo_result
         unsigned seq = ntohs(h.un.echo.sequence);
         if (h.type != ICMP_ECHOREPLY || ntohs(h.un.echo.id) != id || seq >= r->sent)
                 return;
-        if (checksum(buf + hl, (size_t)n - hl) != 0)
+        if (inet_checksum(buf + hl, (size_t)n - hl) != 0)
                 r->bad_checksum++;
         else if (!seen[seq]) {
                 seen[seq] = true;

@@ -1012,6 +1012,43 @@ static void test_lifecycle(void **state) {
         assert_non_null(strstr(f->last_head, "Host: localhost"));
 }
 
+/* The stats counters: a reply with another counter above 2^63 (Podman
+ * 4.3's usage_in_usermode, a negative difference wrapped) still gives
+ * them; a missing, negative or fractional one is refused, and nothing is
+ * written. */
+static void test_stats(void **state) {
+        struct fake *f = *state;
+        _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
+        struct engine_stats s = { 7, 7 };
+        fake_reply(
+                f, 200,
+                "{\"cpu_stats\": {\"cpu_usage\": {\"total_usage\": 1234567890123, "
+                "\"usage_in_usermode\": 18446744073704708180}}, \"memory_stats\": {\"usage\": 67108864}}");
+        assert_int_equal(engine_container_stats(e, "web", &s, NULL), 0);
+        assert_true(s.cpu_ns == 1234567890123ull);
+        assert_true(s.memory_bytes == 67108864ull);
+        assert_string_equal(
+                fake_request(f, 2), "GET /v1.41/containers/web/stats?stream=false&one-shot=true");
+        static const char *const bad[] = {
+                "{\"cpu_stats\": {\"cpu_usage\": {\"total_usage\": 5}}}",
+                "{\"cpu_stats\": {\"cpu_usage\": {\"total_usage\": -5}}, \"memory_stats\": {\"usage\": 1}}",
+                "{\"cpu_stats\": {\"cpu_usage\": {\"total_usage\": 5.5}}, \"memory_stats\": {\"usage\": 1}}",
+                "{\"cpu_stats\": {\"cpu_usage\": {\"total_usage\": \"5\"}}, \"memory_stats\": {\"usage\": "
+                "1}}",
+                "{\"cpu_stats\": {\"cpu_usage\": {\"total_usage\": 1e30}}, \"memory_stats\": {\"usage\": "
+                "1}}",
+        };
+        for (size_t i = 0; i < ELEMENTSOF(bad); i++) {
+                struct mh_error err = { 0 };
+                s = (struct engine_stats){ 7, 7 };
+                fake_reset(f);
+                fake_reply(f, 200, bad[i]);
+                assert_int_equal(engine_container_stats(e, "web", &s, &err), -EPROTO);
+                assert_non_null(strstr(err.msg, "stats reply has no"));
+                assert_true(s.cpu_ns == 7 && s.memory_bytes == 7);
+        }
+}
+
 static void test_lifecycle_already(void **state) {
         struct fake *f = *state;
         _cleanup_(engine_freep) struct engine *e = open_ok(f, VERSION_141);
@@ -2149,6 +2186,7 @@ int main(void) {
                 T(test_list),
                 T(test_list_malformed),
                 T(test_lifecycle),
+                T(test_stats),
                 T(test_lifecycle_already),
                 T(test_unpause_500),
                 T(test_rejected_before_sending),
