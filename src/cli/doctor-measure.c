@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
 #include <netinet/ip_icmp.h>
@@ -51,36 +52,51 @@ static void send_echo(int fd, const struct sockaddr_in *to, const struct echo_ru
         (void)sendto(fd, &p, len, MSG_DONTWAIT, (const struct sockaddr *)to, sizeof(*to));
 }
 
+enum doctor_reply doctor_echo_reply_parse(
+        const uint8_t *buf, size_t n, uint16_t id, unsigned sent, struct doctor_reply_info *ret) {
+        if (n < sizeof(struct iphdr))
+                return DOCTOR_REPLY_OTHER;
+        size_t hl = (size_t)(buf[0] & 0x0f) * 4, ip_len = (size_t)(buf[2] << 8 | buf[3]);
+        if (hl < sizeof(struct iphdr) || n < hl + sizeof(struct icmphdr) + sizeof(double) || ip_len != n)
+                return DOCTOR_REPLY_OTHER;
+        struct icmphdr h;
+        double sent_ms;
+        memcpy(&h, buf + hl, sizeof(h));
+        memcpy(&sent_ms, buf + hl + sizeof(h), sizeof(sent_ms));
+        unsigned seq = ntohs(h.un.echo.sequence);
+        if (h.type != ICMP_ECHOREPLY || ntohs(h.un.echo.id) != id || seq >= sent)
+                return DOCTOR_REPLY_OTHER;
+        if (inet_checksum(buf + hl, n - hl) != 0)
+                return DOCTOR_REPLY_CORRUPTED;
+        if (!isfinite(sent_ms)) /* intact, yet not what we sent: someone else's */
+                return DOCTOR_REPLY_OTHER;
+        *ret = (struct doctor_reply_info){ .seq = seq, .sent_ms = sent_ms, .ip_len = ip_len };
+        return DOCTOR_REPLY_OURS;
+}
+
 /* One datagram from fd: an answer of ours counted (first, duplicate, or
  * with a broken checksum), anything else left alone. */
 static void read_reply(int fd, struct echo_run *run) {
-        uint8_t buf[sizeof(struct iphdr) + 60 + sizeof(struct echo_packet)];
+        uint8_t buf[sizeof(struct iphdr) + 40 + sizeof(struct echo_packet)];
+        struct doctor_reply_info r;
         ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
         double t = now_ms();
-        if (n < (ssize_t)sizeof(struct iphdr))
-                return;
-        size_t hl = (size_t)(buf[0] & 0x0f) * 4, ip_len = (size_t)(buf[2] << 8 | buf[3]);
-        if ((size_t)n < hl + sizeof(struct icmphdr) + sizeof(double) || ip_len != (size_t)n)
-                return;
-        struct echo_packet p;
-        memcpy(&p, buf + hl, sizeof(p.h) + sizeof(double));
-        unsigned seq = ntohs(p.h.un.echo.sequence);
-        if (p.h.type != ICMP_ECHOREPLY || ntohs(p.h.un.echo.id) != run->id || seq >= run->out->sent)
-                return;
-        if (inet_checksum(buf + hl, (size_t)n - hl) != 0) {
+        enum doctor_reply kind = n > 0 ? doctor_echo_reply_parse(buf, (size_t)n, run->id, run->out->sent, &r)
+                                       : DOCTOR_REPLY_OTHER;
+        if (kind == DOCTOR_REPLY_CORRUPTED)
                 run->out->corrupted++;
+        if (kind != DOCTOR_REPLY_OURS || t < r.sent_ms)
                 return;
-        }
         double since = t - run->start_ms;
         if (since >= run->o->window_ms[0] && since < run->o->window_ms[1])
-                run->out->window_bytes += ip_len + 14;
-        if (run->rtt[seq] >= 0) {
+                run->out->window_bytes += r.ip_len + 14;
+        if (run->rtt[r.seq] >= 0) {
                 run->out->duplicates++;
                 return;
         }
-        run->rtt[seq] = t - p.sent_ms;
+        run->rtt[r.seq] = t - r.sent_ms;
         run->out->received++;
-        run->out->fast += run->rtt[seq] < run->o->fast_ms;
+        run->out->fast += run->rtt[r.seq] < run->o->fast_ms;
 }
 
 static int compare_double(const void *a, const void *b) {

@@ -34,6 +34,24 @@ struct doctor_echo {
  * socket cannot be had, -EINVAL for a bad address or count. */
 int doctor_echo_probe(const char *addr, const struct doctor_echo_opts *o, struct doctor_echo *ret);
 
+enum doctor_reply {
+        DOCTOR_REPLY_OTHER,     /* not an answer to one of our echoes */
+        DOCTOR_REPLY_OURS,      /* an answer to echo seq, intact */
+        DOCTOR_REPLY_CORRUPTED, /* an answer of ours whose ICMP checksum does not hold */
+};
+
+struct doctor_reply_info {
+        unsigned seq;
+        double sent_ms; /* the send time the echo carried */
+        size_t ip_len;
+};
+
+/* One datagram of a raw ICMP socket (its IP header first, n bytes): an
+ * echo reply with our id and a sequence number below sent. *ret is set
+ * for DOCTOR_REPLY_OURS only. */
+enum doctor_reply doctor_echo_reply_parse(
+        const uint8_t *buf, size_t n, uint16_t id, unsigned sent, struct doctor_reply_info *ret);
+
 enum doctor_connect {
         DOCTOR_CONNECTED,
         DOCTOR_REFUSED, /* ECONNREFUSED: a reset answered the SYN */
