@@ -158,7 +158,7 @@ void fidelity_refused(
         unsigned refused = 0, tries = 20;
         (void)fc, (void)before, (void)run;
         for (unsigned i = 0; i < tries; i++, usleep(50000))
-                refused += doctor_connect(env->ip, FIDELITY_PORT, 300) == DOCTOR_REFUSED;
+                refused += doctor_connect_refused(env->ip, FIDELITY_PORT, 300);
         f->within = refused == tries;
         snprintf(f->achieved, sizeof(f->achieved), "%u of %u connects refused", refused, tries);
         snprintf(f->tolerance, sizeof(f->tolerance), "every connect");

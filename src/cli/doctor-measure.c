@@ -147,26 +147,23 @@ int doctor_echo_probe(const char *addr, const struct doctor_echo_opts *o, struct
         return 0;
 }
 
-enum doctor_connect doctor_connect(const char *addr, int port, int timeout_ms) {
+bool doctor_connect_refused(const char *addr, int port, int timeout_ms) {
         struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
         int err = 0;
         socklen_t len = sizeof(err);
         if (inet_pton(AF_INET, addr, &to.sin_addr) != 1)
-                return DOCTOR_FAILED;
+                return false;
         _cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
-                return DOCTOR_FAILED;
+                return false;
         if (connect(fd, (const struct sockaddr *)&to, sizeof(to)) < 0 && errno != EINPROGRESS)
                 err = errno;
         struct pollfd pfd = { .fd = fd, .events = POLLOUT };
         if (!err && poll(&pfd, 1, timeout_ms) <= 0)
-                return DOCTOR_TIMED_OUT;
+                return false; /* timed out */
         if (!err && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
                 err = errno;
-        return err == 0              ? DOCTOR_CONNECTED
-               : err == ECONNREFUSED ? DOCTOR_REFUSED
-               : err == ECONNRESET   ? DOCTOR_RESET
-                                     : DOCTOR_FAILED;
+        return err == ECONNREFUSED;
 }
 
 size_t doctor_open_idle(const char *addr, int port, int *fds, size_t count) {

@@ -25,9 +25,9 @@ struct doctor_echo {
         unsigned sent, received; /* received: echoes answered at least once, checksum intact */
         unsigned duplicates;     /* answers beyond the first of an echo */
         unsigned corrupted;      /* answers whose ICMP checksum does not hold */
-        unsigned fast;
-        double median_ms;      /* of the received ones; 0 when none */
-        uint64_t window_bytes; /* Ethernet frame bytes (IP length + 14) of the replies in the window */
+        unsigned fast;           /* received with a round trip under fast_ms */
+        double median_ms;        /* of the received ones; 0 when none */
+        uint64_t window_bytes;   /* Ethernet frame bytes (IP length + 14) of the replies in the window */
 };
 
 /* ICMP echo requests to the IPv4 literal addr as o says. -errno when the
@@ -52,16 +52,9 @@ struct doctor_reply_info {
 enum doctor_reply doctor_echo_reply_parse(
         const uint8_t *buf, size_t n, uint16_t id, unsigned sent, struct doctor_reply_info *ret);
 
-enum doctor_connect {
-        DOCTOR_CONNECTED,
-        DOCTOR_REFUSED, /* ECONNREFUSED: a reset answered the SYN */
-        DOCTOR_RESET,
-        DOCTOR_TIMED_OUT,
-        DOCTOR_FAILED, /* any other error */
-};
-
-/* A TCP connect to addr:port within timeout_ms, and how it ended. */
-enum doctor_connect doctor_connect(const char *addr, int port, int timeout_ms);
+/* A TCP connect to addr:port: true when it was refused (ECONNREFUSED: a
+ * reset answered the SYN) within timeout_ms. */
+bool doctor_connect_refused(const char *addr, int port, int timeout_ms);
 
 /* count TCP connects to addr:port held open without a byte sent, as
  * nonblocking sockets into fds (unused slots -1); the caller closes them
