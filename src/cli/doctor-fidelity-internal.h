@@ -16,6 +16,7 @@
 
 struct fidelity_env {
         char dir[64], compose[96], db[96], name[64], ip[64];
+        bool image_built; /* name:latest is ours to remove */
         struct engine *engine;
         char id[ENGINE_ID_MAX];
         bool podman; /* the run gets -p */
@@ -27,6 +28,10 @@ struct fidelity_figure {
         char achieved[96], tolerance[64];
         bool within, measured;
 };
+
+/* doctor-fidelity-image.c: the image name:latest, labelled label=1, of
+ * mayhem's static target; a missing target is a configuration error. */
+int fidelity_image_build(struct engine *e, const char *name, const char *label, struct mh_error *reterr);
 
 struct fidelity_case;
 /* Read before the run starts (a baseline; NAN when unreadable). */

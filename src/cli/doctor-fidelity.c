@@ -3,9 +3,8 @@
  * binary's `run --execute`, so the lease, undo and verify are the real
  * ones), and what it achieved measured from the host as the integration
  * tests measure it (tests/common/net-assert.h's tolerances). The container
- * runs the demo image (mayhem-demo-api, a static HTTP service FROM
- * scratch, tools/build-images): mayhem's own binaries are dynamically
- * linked, so there is no static mayhem binary to put in an image of ours. */
+ * runs an image built for the purpose from mayhem's own static target
+ * (doctor-fidelity-image.c) and removed afterwards. */
 
 #include "doctor-fidelity.h"
 
@@ -27,7 +26,6 @@
 #include "doctor-measure.h"
 #include "engine/engine.h"
 
-#define FIDELITY_IMAGE "mayhem-demo-api:latest"
 #define FIDELITY_LABEL "org.mayhem.fidelity"
 #define LOG_MAX        (1u << 20)
 
@@ -159,16 +157,14 @@ static int env_up(struct fidelity_env *env, enum engine_kind kind, struct mh_err
         snprintf(env->name, sizeof(env->name), "mayhem-fidelity-%d", (int)getpid());
         struct engine_limits limits = { .nano_cpus = (int64_t)(FIDELITY_CPUS * 1e9),
                                         .memory_bytes = FIDELITY_MEM };
-        if ((r = engine_container_create(
-                     env->engine, FIDELITY_IMAGE, env->name, FIDELITY_LABEL, &limits, env->id, reterr)) <
-            0) {
-                if (r == -ENOENT && reterr)
-                        snprintf(
-                                reterr->msg, sizeof(reterr->msg),
-                                "no image %s here: build it with tools/build-images", FIDELITY_IMAGE);
+        if ((r = fidelity_image_build(env->engine, env->name, FIDELITY_LABEL, reterr)) < 0)
                 return r;
-        }
-        if ((r = engine_container_start(env->engine, env->id, reterr)) < 0 ||
+        env->image_built = true;
+        char image[sizeof(env->name) + 8];
+        snprintf(image, sizeof(image), "%s:latest", env->name);
+        if ((r = engine_container_create(
+                     env->engine, image, env->name, FIDELITY_LABEL, &limits, env->id, reterr)) < 0 ||
+            (r = engine_container_start(env->engine, env->id, reterr)) < 0 ||
             (r = engine_container_inspect(env->engine, env->id, &c, reterr)) < 0)
                 return r;
         if (c.n_networks == 0 || !c.networks[0].ip[0])
@@ -187,8 +183,8 @@ static int env_up(struct fidelity_env *env, enum engine_kind kind, struct mh_err
         snprintf(env->db, sizeof(env->db), "%s/fidelity.db", env->dir);
         char text[512];
         snprintf(
-                text, sizeof(text), "services:\n  probe:\n    image: %s\n    container_name: %s\n",
-                FIDELITY_IMAGE, env->name);
+                text, sizeof(text), "services:\n  probe:\n    image: %s\n    container_name: %s\n", image,
+                env->name);
         if ((r = write_text(env->compose, text)) < 0)
                 return mh_error_set(
                         reterr, r, MH_EXIT_CONFIG_ERROR, "fidelity", "%s: %s", env->compose, strerror(-r));
@@ -199,6 +195,8 @@ static int env_up(struct fidelity_env *env, enum engine_kind kind, struct mh_err
 static void env_down(struct fidelity_env *env) {
         if (env->engine && env->id[0])
                 (void)engine_container_remove(env->engine, env->id, NULL);
+        if (env->engine && env->image_built)
+                (void)engine_image_remove(env->engine, env->name, NULL);
         env->engine = engine_free(env->engine);
         if (!env->dir[0])
                 return;
@@ -313,8 +311,8 @@ int doctor_fidelity(
         int r = env_up(&env, kind, reterr);
         json_t *rows = json_array();
         snprintf(
-                ret_where, where_size, "%s (%s, %s, %s)", env.name, FIDELITY_IMAGE,
-                engine_kind_to_string(kind), env.ip);
+                ret_where, where_size, "%s (%s, mayhem-target, %s)", env.name, engine_kind_to_string(kind),
+                env.ip);
         for (size_t i = 0; r >= 0 && rows && i < ELEMENTSOF(cases); i++) {
                 json_t *row = run_case(&env, &cases[i]);
                 if (on_row && row)

@@ -65,7 +65,9 @@ struct engine_call {
         /* Non-NULL: a 2xx reply's body is moved here as it came (logs), and
          * a body over max_body is kept cut (raw->truncated) instead of -EFBIG. */
         struct http_response *raw;
-        const char *body; /* JSON sent with the call, or NULL */
+        const char *body;         /* JSON sent with the call, or NULL */
+        size_t body_len;          /* 0: strlen(body) */
+        const char *content_type; /* of body; NULL: application/json */
         /* Every number of the reply parsed as a real: a counter above 2^63
          * (Podman 4.3's stats: a negative usage_in_usermode wrapped around)
          * would otherwise refuse the whole reply. */

@@ -170,6 +170,8 @@ int engine_request(
                 .url = url.data,
                 .unix_socket = e->socket,
                 .body = call->body,
+                .body_len = call->body_len,
+                .content_type = call->content_type,
                 .timeout_ms = call->timeout_ms ? call->timeout_ms : ENGINE_TIMEOUT_MS,
                 .max_body = max,
         };

@@ -146,6 +146,17 @@ struct engine_limits {
 int engine_container_create(
         struct engine *e, const char *image, const char *name, const char *label,
         const struct engine_limits *limits, char ret_id[ENGINE_ID_MAX], struct mh_error *reterr);
+/* Throwaway images, named name:latest (name as a container name, lower
+ * case). engine_image_build() sends tar (a build context: a Dockerfile and
+ * what it copies) to the engine's builder, labels the image label=1 and
+ * checks the image is there afterwards; an error in the builder's stream
+ * is -EIO with its message. engine_image_present(): 0 or -ENOENT.
+ * engine_image_remove() removes it even when containers still use it. */
+int engine_image_build(
+        struct engine *e, const char *name, const char *label, const char *tar, size_t tar_len,
+        struct mh_error *reterr);
+int engine_image_present(struct engine *e, const char *name, struct mh_error *reterr);
+int engine_image_remove(struct engine *e, const char *name, struct mh_error *reterr);
 /* The cgroup's own counters as the engine's stats report them (GET stats,
  * one shot): CPU time used in ns (cpu_stats.cpu_usage.total_usage) and the
  * memory charged in bytes (memory_stats.usage). */

@@ -26,8 +26,12 @@ struct http_request {
         const char *url;         /* "http://localhost/v1.41/containers/json" or a real http(s) URL */
         const char *unix_socket; /* NULL for TCP; when set, proxies from the environment are never used */
         const char *body;        /* JSON (sent as application/json) or NULL */
-        int64_t timeout_ms;      /* whole exchange; <= 0: HTTP_TIMEOUT_DEFAULT_MS */
-        size_t max_body;         /* response bytes kept; 0: HTTP_BODY_MAX_DEFAULT */
+        /* The unix client only (the engine's image build sends a tar): body's
+         * bytes (0: strlen(body)) and its type (NULL: application/json). */
+        size_t body_len;
+        const char *content_type;
+        int64_t timeout_ms; /* whole exchange; <= 0: HTTP_TIMEOUT_DEFAULT_MS */
+        size_t max_body;    /* response bytes kept; 0: HTTP_BODY_MAX_DEFAULT */
 };
 
 struct http_response {

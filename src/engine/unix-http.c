@@ -68,7 +68,7 @@ static int split_url(const struct http_request *req, struct target *ret, struct 
 static int build_request(const struct http_request *req, const struct target *t, struct strbuf *out) {
         bool has_length = req->body || streq(req->method, "POST") || streq(req->method, "PUT") ||
                           streq(req->method, "PATCH");
-        size_t body_len = req->body ? strlen(req->body) : 0;
+        size_t body_len = !req->body ? 0 : req->body_len ? req->body_len : strlen(req->body);
 
         int r = strbuf_printf(
                 out,
@@ -76,7 +76,9 @@ static int build_request(const struct http_request *req, const struct target *t,
                 "\r\nAccept: */*\r\nConnection: close\r\n",
                 req->method, t->path[0] == '/' ? "" : "/", (int)t->path_len, t->path, t->host);
         if (r >= 0 && req->body)
-                r = strbuf_puts(out, "Content-Type: application/json\r\n");
+                r = strbuf_printf(
+                        out, "Content-Type: %s\r\n",
+                        req->content_type ? req->content_type : "application/json");
         if (r >= 0 && has_length)
                 r = strbuf_printf(out, "Content-Length: %zu\r\n", body_len);
         if (r >= 0)

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,6 +16,7 @@
 
 #include "basic/macro.h"
 #include "common/run-command.h"
+#include "config.h"
 
 /* `mayhem doctor` on this machine, against the real dockerd and the real
  * agent: the kernel lines say what the impact gate does without each
@@ -228,6 +230,36 @@ static void test_fidelity(void **state) {
         free(after);
 }
 
+/* A mayhem without its static target beside it (and none installed): the
+ * fidelity table cannot build its image, says which file it lacks and how
+ * to get it, exit 3, and touches nothing. */
+static void test_fidelity_without_target(void **state) {
+        (void)state;
+        char dir[64], bin[96], target[128];
+        snprintf(target, sizeof(target), "%s/mayhem-target", MAYHEM_LIBEXECDIR);
+        if (access(target, X_OK) == 0)
+                skip(); /* installed here: the lookup finds that one */
+        snprintf(dir, sizeof(dir), "/tmp/dr15-bin-%d", (int)getpid());
+        snprintf(bin, sizeof(bin), "%s/mayhem", dir);
+        assert_int_equal(mkdir(dir, 0700), 0);
+        struct cmd_result c = run_command(NULL, (const char *const[]){ "cp", mayhem(), bin, NULL });
+        assert_int_equal(c.exit, 0);
+        cmd_result_done(&c);
+        char *before = host_state();
+        struct cmd_result r = run_command(NULL, (const char *const[]){ bin, "doctor", "--fidelity", NULL });
+        char *after = host_state();
+        unlink(bin);
+        rmdir(dir);
+        print_message("%s", r.err);
+        if (r.exit != 3 || !strstr(r.err, target) ||
+            !strstr(r.err, "remediation: build mayhem (ninja) or install it (meson install)"))
+                fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
+        assert_string_equal(before, after);
+        cmd_result_done(&r);
+        free(before);
+        free(after);
+}
+
 int main(void) {
         if (geteuid() != 0) {
                 fprintf(stderr, "needs root (the agent probes the kernel in a throwaway netns)\n");
@@ -241,11 +273,9 @@ int main(void) {
                 return 77;
         unlink(DB);
         const struct CMUnitTest tests[] = {
-                cmocka_unit_test(test_text_names_netem),
-                cmocka_unit_test(test_json_parses),
-                cmocka_unit_test(test_masked_kernel_bypasses),
-                cmocka_unit_test(test_unwritable_journal),
-                cmocka_unit_test(test_fidelity),
+                cmocka_unit_test(test_text_names_netem),        cmocka_unit_test(test_json_parses),
+                cmocka_unit_test(test_masked_kernel_bypasses),  cmocka_unit_test(test_unwritable_journal),
+                cmocka_unit_test(test_fidelity_without_target), cmocka_unit_test(test_fidelity),
         };
         int rc = cmocka_run_group_tests(tests, NULL, NULL);
         unlink(DB);

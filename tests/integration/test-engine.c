@@ -14,6 +14,7 @@
 #include "basic/clock.h"
 #include "basic/fileio.h"
 #include "basic/macro.h"
+#include "basic/tar-write.h"
 #include "common/run-command.h"
 #include "engine/engine.h"
 
@@ -326,12 +327,69 @@ static void test_missing(void **state) {
         assert_int_equal(engine_container_kill(ctx.e, name, NULL, &err), -ENOENT);
 }
 
+/* engine_image_build(): a context sent as a tar through our client only,
+ * the image labelled, a container made from it running; removed, nothing
+ * left. A context whose COPY names a missing file fails with the
+ * builder's own message and leaves no image. */
+#define TEST_LABEL "org.mayhem.test"
+static void build_context(struct strbuf *tar, const char *dockerfile, bool with_busybox) {
+        _cleanup_free_ char *bb = NULL;
+        size_t len = 0;
+        assert_int_equal(tar_append_file(tar, "Dockerfile", 0644, dockerfile, strlen(dockerfile)), 0);
+        if (with_busybox) {
+                assert_int_equal(read_file_bounded(BUSYBOX, BUSYBOX_MAX, &bb, &len, NULL), 0);
+                assert_int_equal(tar_append_file(tar, "busybox", 0755, bb, len), 0);
+        }
+        assert_int_equal(tar_finish(tar), 0);
+}
+
+static void test_image_build(void **state) {
+        struct strbuf tar = STRBUF_INIT(BUSYBOX_MAX + 65536);
+        struct mh_error err = { 0 };
+        char name[64], id[ENGINE_ID_MAX], image[80], label[64] = "";
+        snprintf(name, sizeof(name), "%s-built", ctx.prefix);
+        snprintf(image, sizeof(image), "%s:latest", name);
+        build_context(
+                &tar, "FROM scratch\nCOPY busybox /busybox\nCMD [\"/busybox\",\"sleep\",\"60\"]\n", true);
+        call_ok(engine_image_build(ctx.e, name, TEST_LABEL, tar.data, tar.len, &err), &err);
+        strbuf_done(&tar);
+        call_ok(engine_image_present(ctx.e, name, &err), &err);
+        struct cmd_result r = run_command(
+                NULL, (const char *const[]){ ctx.cli, "image", "inspect", "--format",
+                                             "{{index .Config.Labels \"" TEST_LABEL "\"}}", image, NULL });
+        snprintf(label, sizeof(label), "%s", r.out ? r.out : "");
+        cmd_result_done(&r);
+        assert_string_equal(label, "1\n");
+        struct engine_limits none = { 0 };
+        call_ok(engine_container_create(ctx.e, image, name, TEST_LABEL, &none, id, &err), &err);
+        int started = engine_container_start(ctx.e, id, &err);
+        struct engine_container c = { 0 };
+        int inspected = engine_container_inspect(ctx.e, id, &c, &err);
+        call_ok(engine_container_remove(ctx.e, id, &err), &err);
+        call_ok(engine_image_remove(ctx.e, name, &err), &err);
+        assert_int_equal(started, 0);
+        assert_int_equal(inspected, 0);
+        assert_true(c.running);
+        assert_int_equal(engine_image_present(ctx.e, name, &err), -ENOENT);
+
+        tar = STRBUF_INIT(65536);
+        build_context(&tar, "FROM scratch\nCOPY missing /missing\n", false);
+        int r2 = engine_image_build(ctx.e, name, TEST_LABEL, tar.data, tar.len, &err);
+        strbuf_done(&tar);
+        print_message("a build of a missing file: %s\n", err.msg);
+        assert_int_equal(r2, -EIO);
+        assert_string_equal(err.id, "engine_build");
+        assert_non_null(strstr(err.msg, "missing"));
+        assert_int_equal(engine_image_present(ctx.e, name, &err), -ENOENT);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_server),       cmocka_unit_test(test_inspect),
                 cmocka_unit_test(test_list_compose), cmocka_unit_test(test_pause_unpause),
                 cmocka_unit_test(test_kill_start),   cmocka_unit_test(test_restart),
                 cmocka_unit_test(test_stop_start),   cmocka_unit_test(test_missing),
+                cmocka_unit_test(test_image_build),
         };
         const char *which = getenv("MAYHEM_TEST_ENGINE");
         struct mh_error err = { 0 };

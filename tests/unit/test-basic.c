@@ -20,7 +20,9 @@
 #include "basic/strbuf.h"
 #include "basic/strv.h"
 #include "basic/suggest.h"
+#include "basic/tar-write.h"
 #include "basic/text-kind.h"
+#include "common/run-command.h"
 
 /* ---- sha256 (FIPS 180-2 appendix B vectors) ---- */
 
@@ -527,6 +529,42 @@ static void test_argv_options(void **state) {
         assert_int_equal(argv_option_int64(7, argv, "--parent", &n), -ENOENT);
 }
 
+/* ---- tar-write: GNU tar is the reader ---- */
+
+static void test_tar_read_by_tar(void **state) {
+        struct tmpfiles *t = *state;
+        struct strbuf tar = STRBUF_INIT(1u << 20);
+        char big[1000];
+        memset(big, 'x', sizeof(big));
+        assert_int_equal(tar_append_file(&tar, "Dockerfile", 0644, "FROM scratch\n", 13), 0);
+        assert_int_equal(tar_append_file(&tar, "bin/target", 0755, big, sizeof(big)), 0);
+        assert_int_equal(tar_append_file(&tar, "empty", 0600, "", 0), 0);
+        assert_int_equal(tar_finish(&tar), 0);
+        assert_int_equal(tar.len, 512 * (1 + 1 + 1 + 2 + 1 + 2));
+        write_file(t->file, tar.data, tar.len);
+        struct cmd_result r = run_command(NULL, (const char *const[]){ "tar", "-tvf", t->file, NULL });
+        if (r.exit != 0 || !strstr(r.out, "-rw-r--r-- root/root        13 1970-01-01 00:00 Dockerfile\n") ||
+            !strstr(r.out, "-rwxr-xr-x root/root      1000 1970-01-01 00:00 bin/target\n") ||
+            !strstr(r.out, "-rw------- root/root         0 1970-01-01 00:00 empty\n"))
+                fail_msg("tar -tvf: exit %d\n%s%s", r.exit, r.out, r.err);
+        cmd_result_done(&r);
+        strbuf_done(&tar);
+}
+
+static void test_tar_refuses_bad_names(void **state) {
+        struct strbuf tar = STRBUF_INIT(1000);
+        char long_name[TAR_NAME_MAX + 2];
+        memset(long_name, 'n', sizeof(long_name) - 1);
+        long_name[sizeof(long_name) - 1] = '\0';
+        assert_int_equal(tar_append_file(&tar, "", 0644, "", 0), -EINVAL);
+        assert_int_equal(tar_append_file(&tar, "/etc/passwd", 0644, "", 0), -EINVAL);
+        assert_int_equal(tar_append_file(&tar, "a/../../b", 0644, "", 0), -EINVAL);
+        assert_int_equal(tar_append_file(&tar, long_name, 0644, "", 0), -EINVAL);
+        assert_int_equal(tar.len, 0);
+        assert_int_equal(tar_append_file(&tar, "f", 0644, "x", 1), -E2BIG); /* 1000 < a header and a block */
+        strbuf_done(&tar);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_sha256_empty),
@@ -552,6 +590,8 @@ int main(void) {
                 cmocka_unit_test(test_text_kinds),
                 cmocka_unit_test(test_order_statistics),
                 cmocka_unit_test(test_argv_options),
+                cmocka_unit_test_setup_teardown(test_tar_read_by_tar, tmp_setup, tmp_teardown),
+                cmocka_unit_test(test_tar_refuses_bad_names),
         };
         return cmocka_run_group_tests(tests, NULL, NULL);
 }

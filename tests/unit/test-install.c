@@ -48,6 +48,7 @@ static void test_install_layout(void **state) {
 
         assert_installed("bin/mayhem");
         assert_installed("bin/mayhem-agent");
+        assert_installed("libexec/mayhem/mayhem-target");
         assert_installed("share/bash-completion/completions/mayhem");
         assert_installed("share/zsh/site-functions/_mayhem");
         assert_installed("share/fish/vendor_completions.d/mayhem.fish");
