@@ -13,14 +13,12 @@
 #define BUILD_TIMEOUT_MS 120000
 #define BUILD_REPLY_MAX  (1u << 20)
 
-/* The first "error" of a build's reply stream in buf, or "" when none. */
-static void build_stream_error(const struct http_response *resp, char *buf, size_t size) {
+void engine_build_stream_error(const char *body, size_t len, char *buf, size_t size) {
         size_t at = 0;
         buf[0] = '\0';
-        while (at < resp->body_len) {
+        while (at < len) {
                 json_error_t jerr;
-                json_t *msg =
-                        json_loadb(resp->body + at, resp->body_len - at, JSON_DISABLE_EOF_CHECK, &jerr);
+                json_t *msg = json_loadb(body + at, len - at, JSON_DISABLE_EOF_CHECK, &jerr);
                 if (!msg)
                         return; /* not JSON past here: the image lookup decides */
                 const char *error = json_string_value(json_object_get(msg, "error"));
@@ -86,7 +84,7 @@ int engine_image_build(
         if ((r = engine_request(e, &call, NULL, NULL, reterr)) < 0)
                 return r;
         char error[ENGINE_MSG_MAX];
-        build_stream_error(&resp, error, sizeof(error));
+        engine_build_stream_error(resp.body, resp.body_len, error, sizeof(error));
         if (error[0])
                 return mh_error_set(
                         reterr, -EIO, MH_EXIT_GENERAL_FAILURE, "engine_build", "building image %s: %s", name,

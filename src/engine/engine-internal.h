@@ -91,6 +91,11 @@ int engine_inspect_timed(
         struct engine *e, const char *name_or_id, int64_t timeout_ms, struct engine_container *ret,
         struct mh_error *reterr);
 
+/* engine-image.c: the first "error" of a build's reply (a stream of JSON
+ * objects, as Docker and Podman send it) in buf as one printable line, ""
+ * when there is none before the stream ends or stops being JSON. */
+void engine_build_stream_error(const char *body, size_t len, char *buf, size_t size);
+
 /* engine-validate.c: checked before anything is sent. */
 int engine_check_name(const char *name_or_id, struct mh_error *reterr);
 int engine_check_project(const char *project, struct mh_error *reterr);
