@@ -31,20 +31,22 @@ void engine_build_stream_error(const char *body, size_t len, char *buf, size_t s
         }
 }
 
-static int image_path(
-        struct engine *e, const char *name, const char *suffix, struct strbuf *path,
+/* GET or DELETE of /images/{name}:latest{suffix}, the reply ignored. */
+static int image_call(
+        struct engine *e, const char *method, const char *name, const char *suffix,
         struct mh_error *reterr) {
+        _cleanup_(strbuf_done) struct strbuf path = STRBUF_INIT(ENGINE_PATH_MAX);
         int r = engine_check_name(name, reterr);
-        return r < 0 ? r : engine_path(e, path, reterr, "/images/%s:latest%s", name, suffix);
+        if (r >= 0)
+                r = engine_path(e, &path, reterr, "/images/%s:latest%s", name, suffix);
+        if (r < 0)
+                return r;
+        struct engine_call call = { .method = method, .path = path.data, .reply_type = JSON_NULL };
+        return engine_request(e, &call, NULL, NULL, reterr);
 }
 
 int engine_image_present(struct engine *e, const char *name, struct mh_error *reterr) {
-        _cleanup_(strbuf_done) struct strbuf path = STRBUF_INIT(ENGINE_PATH_MAX);
-        int r = image_path(e, name, "/json", &path, reterr);
-        if (r < 0)
-                return r;
-        struct engine_call call = { .method = "GET", .path = path.data, .reply_type = JSON_NULL };
-        return engine_request(e, &call, NULL, NULL, reterr);
+        return image_call(e, "GET", name, "/json", reterr);
 }
 
 static int build_path(
@@ -98,10 +100,5 @@ int engine_image_build(
 }
 
 int engine_image_remove(struct engine *e, const char *name, struct mh_error *reterr) {
-        _cleanup_(strbuf_done) struct strbuf path = STRBUF_INIT(ENGINE_PATH_MAX);
-        int r = image_path(e, name, "?force=1", &path, reterr);
-        if (r < 0)
-                return r;
-        struct engine_call call = { .method = "DELETE", .path = path.data, .reply_type = JSON_NULL };
-        return engine_request(e, &call, NULL, NULL, reterr);
+        return image_call(e, "DELETE", name, "?force=1", reterr);
 }
