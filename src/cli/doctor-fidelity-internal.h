@@ -16,7 +16,7 @@
 
 struct fidelity_env {
         char dir[64], compose[96], db[96], name[64], ip[64];
-        bool image_built; /* name:latest is ours to remove */
+        bool image_built; /* name:latest may exist: ours to remove */
         struct engine *engine;
         char id[ENGINE_ID_MAX];
         bool podman; /* the run gets -p */

@@ -157,9 +157,9 @@ static int env_up(struct fidelity_env *env, enum engine_kind kind, struct mh_err
         snprintf(env->name, sizeof(env->name), "mayhem-fidelity-%d", (int)getpid());
         struct engine_limits limits = { .nano_cpus = (int64_t)(FIDELITY_CPUS * 1e9),
                                         .memory_bytes = FIDELITY_MEM };
+        env->image_built = true; /* removed also when the reply is lost but the build went on */
         if ((r = fidelity_image_build(env->engine, env->name, FIDELITY_LABEL, reterr)) < 0)
                 return r;
-        env->image_built = true;
         char image[sizeof(env->name) + 8];
         snprintf(image, sizeof(image), "%s:latest", env->name);
         if ((r = engine_container_create(
