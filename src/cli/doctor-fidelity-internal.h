@@ -57,9 +57,9 @@ struct fidelity_case {
         fidelity_after_fn *after;
 };
 
-fidelity_before_fn fidelity_median_rtt;
+fidelity_before_fn fidelity_median_rtt, fidelity_full_size_answered;
 fidelity_measure_fn fidelity_added_rtt, fidelity_spoiled, fidelity_duplicated, fidelity_reordered,
-        fidelity_rate, fidelity_cut_off, fidelity_refused;
+        fidelity_rate, fidelity_cut_off, fidelity_refused, fidelity_reset, fidelity_mtu;
 
 fidelity_before_fn fidelity_cpu_idle, fidelity_memory_used, fidelity_main_pid;
 fidelity_measure_fn fidelity_unanswered, fidelity_descriptors, fidelity_cpu_added, fidelity_memory_added,

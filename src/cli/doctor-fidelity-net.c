@@ -4,6 +4,7 @@
  * container's egress is what its faults shape by default, so every figure
  * reads the container's answers. */
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -14,6 +15,10 @@
 /* net.reorder's delay_ms in the table: the share not reordered is held
  * this long, the rest goes at once. */
 #define REORDER_HELD_MS 50
+
+/* net.bandwidth's echoes: payload bytes of each, under the container's
+ * MTU whatever net.mtu_mismatch left. */
+#define RATE_ECHO_LEN 1400
 
 /* 99 % interval of a binomial count, as tests/common/netprobe.c's. */
 static bool in_binomial(unsigned k, unsigned n, double p) {
@@ -119,12 +124,12 @@ void fidelity_reordered(
 void fidelity_rate(
         const struct fidelity_env *env, const struct fidelity_case *fc, double before, pid_t run,
         struct fidelity_figure *f) {
-        double frame_bits = (DOCTOR_ECHO_MAX_LEN + 8 + 20 + 14) * 8.0;
+        double frame_bits = (RATE_ECHO_LEN + 8 + 20 + 14) * 8.0;
         unsigned interval_us = (unsigned)(1e6 * frame_bits / (2 * fc->want * 1e6));
         struct doctor_echo_opts o = { .count = (unsigned)(2.5e6 / interval_us),
                                       .interval_us = interval_us,
                                       .wait_ms = 300,
-                                      .len = DOCTOR_ECHO_MAX_LEN,
+                                      .len = RATE_ECHO_LEN,
                                       .window_ms = { 500, 2500 } };
         struct doctor_echo e;
         (void)before, (void)run;
@@ -151,15 +156,58 @@ void fidelity_cut_off(
         snprintf(f->tolerance, sizeof(f->tolerance), "every echo");
 }
 
-/* Connects to the service's port, each answered with a reset. */
+/* Connects to the service's port with a GET each, every one ending in
+ * the errno the fault stands for (ECONNREFUSED: a reset to the SYN;
+ * ECONNRESET: a reset once connected). */
+static void tcp_outcomes(
+        const struct fidelity_env *env, int want, const char *what, struct fidelity_figure *f) {
+        unsigned hits = 0, tries = 20;
+        for (unsigned i = 0; i < tries; i++, usleep(50000))
+                hits += doctor_tcp_outcome(env->ip, FIDELITY_PORT, 300) == want;
+        f->within = hits == tries;
+        snprintf(f->achieved, sizeof(f->achieved), "%u of %u connects %s", hits, tries, what);
+        snprintf(f->tolerance, sizeof(f->tolerance), "every connect");
+}
+
 void fidelity_refused(
         const struct fidelity_env *env, const struct fidelity_case *fc, double before, pid_t run,
         struct fidelity_figure *f) {
-        unsigned refused = 0, tries = 20;
         (void)fc, (void)before, (void)run;
-        for (unsigned i = 0; i < tries; i++, usleep(50000))
-                refused += doctor_connect_refused(env->ip, FIDELITY_PORT, 300);
-        f->within = refused == tries;
-        snprintf(f->achieved, sizeof(f->achieved), "%u of %u connects refused", refused, tries);
-        snprintf(f->tolerance, sizeof(f->tolerance), "every connect");
+        tcp_outcomes(env, -ECONNREFUSED, "refused", f);
+}
+
+void fidelity_reset(
+        const struct fidelity_env *env, const struct fidelity_case *fc, double before, pid_t run,
+        struct fidelity_figure *f) {
+        (void)fc, (void)before, (void)run;
+        tcp_outcomes(env, -ECONNRESET, "reset", f);
+}
+
+/* Echoes of a 1500-byte IP packet: answered before the fault (the
+ * baseline), lost while the container's link takes fc->want bytes (its veth
+ * drops what exceeds the MTU), when echoes of exactly fc->want bytes are
+ * still answered. */
+static const struct doctor_echo_opts full_size = {
+        .count = 50, .interval_us = 2000, .wait_ms = 300, .len = 1500 - 20 - 8
+};
+
+double fidelity_full_size_answered(const struct fidelity_env *env) {
+        struct doctor_echo e;
+        return doctor_echo_probe(env->ip, &full_size, &e) == 0 ? (double)e.received : NAN;
+}
+
+void fidelity_mtu(
+        const struct fidelity_env *env, const struct fidelity_case *fc, double before, pid_t run,
+        struct fidelity_figure *f) {
+        struct doctor_echo_opts fits = full_size;
+        struct doctor_echo over, under;
+        (void)run;
+        fits.len = (unsigned)fc->want - 20 - 8;
+        if (!echoes(env, &full_size, &over, f) || !echoes(env, &fits, &under, f))
+                return;
+        f->within = before == full_size.count && over.received == 0 && under.received == under.sent;
+        snprintf(
+                f->achieved, sizeof(f->achieved), "1500 B: %.0f/%u then %u/%u; %.0f B: %u/%u",
+                before, full_size.count, over.received, over.sent, fc->want, under.received, under.sent);
+        snprintf(f->tolerance, sizeof(f->tolerance), "1500 B none, %.0f B all", fc->want);
 }

@@ -31,8 +31,8 @@
 
 extern char **environ;
 
-/* In the order they run: process.kill last, since its undo starts a new
- * process (and may give the container another address). */
+/* In the order they run: process.stop and process.kill last, since their
+ * undo starts a new process (and may give the container another address). */
 static const struct fidelity_case cases[] = {
         { .fault = "net.latency",
           .params = "delay_ms: 100",
@@ -85,6 +85,25 @@ static const struct fidelity_case cases[] = {
           .requested = "connects refused",
           .want = 100,
           .measure = fidelity_refused },
+        { .fault = "net.connection_reset",
+          .params = "port: 8080",
+          .hold_s = 3,
+          .requested = "connections reset",
+          .want = 100,
+          .measure = fidelity_reset },
+        { .fault = "net.interface_down",
+          .params = "",
+          .hold_s = 3,
+          .requested = "100 % lost",
+          .want = 100,
+          .measure = fidelity_cut_off },
+        { .fault = "net.mtu_mismatch",
+          .params = "mtu: 1400",
+          .hold_s = 3,
+          .requested = "MTU 1400",
+          .want = 1400,
+          .before = fidelity_full_size_answered,
+          .measure = fidelity_mtu },
         { .fault = "proc.pause",
           .params = "",
           .hold_s = 3,
@@ -118,6 +137,14 @@ static const struct fidelity_case cases[] = {
           .want = 64,
           .before = fidelity_memory_used,
           .measure = fidelity_memory_added },
+        { .fault = "process.stop",
+          .params = "",
+          .hold_s = 3,
+          .requested = "stopped, started again",
+          .want = 0,
+          .before = fidelity_main_pid,
+          .measure = fidelity_killed,
+          .after = fidelity_restarted },
         { .fault = "process.kill",
           .params = "",
           .hold_s = 3,

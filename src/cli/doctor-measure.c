@@ -147,23 +147,33 @@ int doctor_echo_probe(const char *addr, const struct doctor_echo_opts *o, struct
         return 0;
 }
 
-bool doctor_connect_refused(const char *addr, int port, int timeout_ms) {
+int doctor_tcp_outcome(const char *addr, int port, int timeout_ms) {
         struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+        static const char req[] = "GET / HTTP/1.0\r\n\r\n";
+        double deadline = now_ms() + timeout_ms;
         int err = 0;
         socklen_t len = sizeof(err);
+        char c;
         if (inet_pton(AF_INET, addr, &to.sin_addr) != 1)
-                return false;
+                return -EINVAL;
         _cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
-                return false;
+                return -errno;
         if (connect(fd, (const struct sockaddr *)&to, sizeof(to)) < 0 && errno != EINPROGRESS)
-                err = errno;
+                return -errno;
         struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-        if (!err && poll(&pfd, 1, timeout_ms) <= 0)
-                return false; /* timed out */
-        if (!err && getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0)
-                err = errno;
-        return err == ECONNREFUSED;
+        if (poll(&pfd, 1, timeout_ms) <= 0)
+                return -ETIMEDOUT;
+        if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &err, &len) < 0 || err)
+                return err ? -err : -errno;
+        if (send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL) < 0)
+                return -errno;
+        pfd.events = POLLIN;
+        int left = (int)(deadline - now_ms());
+        if (left <= 0 || poll(&pfd, 1, left) <= 0)
+                return -ETIMEDOUT;
+        ssize_t n = recv(fd, &c, 1, 0);
+        return n > 0 ? 0 : n == 0 ? -EPIPE : -errno;
 }
 
 size_t doctor_open_idle(const char *addr, int port, int *fds, size_t count) {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #define DOCTOR_ECHO_MAX     4000
-#define DOCTOR_ECHO_MAX_LEN 1400 /* payload bytes of one echo: one Ethernet frame */
+#define DOCTOR_ECHO_MAX_LEN 1472 /* payload bytes of one echo: a 1500-byte IP packet */
 
 struct doctor_echo_opts {
         unsigned count, interval_us;
@@ -52,9 +52,11 @@ struct doctor_reply_info {
 enum doctor_reply doctor_echo_reply_parse(
         const uint8_t *buf, size_t n, uint16_t id, unsigned sent, struct doctor_reply_info *ret);
 
-/* A TCP connect to addr:port: true when it was refused (ECONNREFUSED: a
- * reset answered the SYN) within timeout_ms. */
-bool doctor_connect_refused(const char *addr, int port, int timeout_ms);
+/* A TCP connect to addr:port and GET / on it, within timeout_ms: 0 when
+ * an answer came, -ECONNREFUSED when a reset answered the SYN,
+ * -ECONNRESET when one came once connected, -ETIMEDOUT, -EPIPE when the
+ * peer closed without a byte, other -errno. */
+int doctor_tcp_outcome(const char *addr, int port, int timeout_ms);
 
 /* count TCP connects to addr:port held open without a byte sent, as
  * nonblocking sockets into fds (unused slots -1); the caller closes them

@@ -4,10 +4,17 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
+#include <netinet/in.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
+#include "cli/doctor-measure.h"
 #include "cli/doctor.h"
 
 /* doctor's checks from a given agent report: the kernel lines are the impact
@@ -114,9 +121,68 @@ static void test_report_json_and_bounds(void **state) {
         json_decref(a);
 }
 
+/* doctor_tcp_outcome() against a server on loopback that answers, closes,
+ * resets or says nothing once it read the GET, and a port nobody holds. */
+enum serve_as {
+        SERVE_ANSWER,
+        SERVE_CLOSE,
+        SERVE_RESET,
+        SERVE_SILENT
+};
+
+static pid_t serve_once(enum serve_as how, int *ret_port) {
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+        socklen_t len = sizeof(a);
+        int l = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        assert_true(l >= 0 && bind(l, (struct sockaddr *)&a, len) == 0 && listen(l, 1) == 0);
+        assert_int_equal(getsockname(l, (struct sockaddr *)&a, &len), 0);
+        *ret_port = ntohs(a.sin_port);
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid > 0) {
+                close(l);
+                return pid;
+        }
+        char buf[64];
+        int c = accept(l, NULL, NULL);
+        (void)!read(c, buf, sizeof(buf));
+        struct linger now = { .l_onoff = 1, .l_linger = 0 };
+        if (how == SERVE_ANSWER)
+                (void)!write(c, "HTTP/1.0 200 OK\r\n\r\n", 19);
+        else if (how == SERVE_RESET)
+                setsockopt(c, SOL_SOCKET, SO_LINGER, &now, sizeof(now));
+        else if (how == SERVE_SILENT)
+                sleep(2);
+        close(c);
+        _exit(0);
+}
+
+static void test_tcp_outcome(void **state) {
+        static const struct {
+                enum serve_as how;
+                int want;
+        } cases[] = { { SERVE_ANSWER, 0 },
+                      { SERVE_CLOSE, -EPIPE },
+                      { SERVE_RESET, -ECONNRESET },
+                      { SERVE_SILENT, -ETIMEDOUT } };
+        int port;
+        for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+                pid_t pid = serve_once(cases[i].how, &port);
+                int got = doctor_tcp_outcome("127.0.0.1", port, 300);
+                kill(pid, SIGKILL);
+                waitpid(pid, NULL, 0);
+                if (got != cases[i].want)
+                        fail_msg("case %zu: %d, expected %d", i, got, cases[i].want);
+        }
+        /* the port the last server held, nobody's now */
+        assert_int_equal(doctor_tcp_outcome("127.0.0.1", port, 300), -ECONNREFUSED);
+        assert_int_equal(doctor_tcp_outcome("not an address", port, 300), -EINVAL);
+}
+
 int main(void) {
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_netem_absent_falls_back),
+                cmocka_unit_test(test_tcp_outcome),
                 cmocka_unit_test(test_no_way_to_delay_blocks),
                 cmocka_unit_test(test_unknown_kernel_blocks),
                 cmocka_unit_test(test_privileges_from_caps),
