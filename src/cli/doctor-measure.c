@@ -153,7 +153,7 @@ int doctor_tcp_outcome(const char *addr, int port, int timeout_ms) {
         double deadline = now_ms() + timeout_ms;
         int err = 0;
         socklen_t len = sizeof(err);
-        char c;
+        char buf[16];
         if (inet_pton(AF_INET, addr, &to.sin_addr) != 1)
                 return -EINVAL;
         _cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
@@ -172,8 +172,10 @@ int doctor_tcp_outcome(const char *addr, int port, int timeout_ms) {
         int left = (int)(deadline - now_ms());
         if (left <= 0 || poll(&pfd, 1, left) <= 0)
                 return -ETIMEDOUT;
-        ssize_t n = recv(fd, &c, 1, 0);
-        return n > 0 ? 0 : n == 0 ? -EPIPE : -errno;
+        ssize_t n = recv(fd, buf, sizeof(buf), 0);
+        if (n < 0)
+                return -errno;
+        return n == 0 ? -EPIPE : n >= 5 && memcmp(buf, "HTTP/", 5) == 0 ? 0 : -EPROTO;
 }
 
 size_t doctor_open_idle(const char *addr, int port, int *fds, size_t count) {
@@ -205,24 +207,5 @@ void doctor_close_all(int *fds, size_t count) {
 }
 
 bool doctor_http_answers(const char *addr, int port, int timeout_ms) {
-        struct sockaddr_in to = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
-        static const char req[] = "GET / HTTP/1.0\r\n\r\n";
-        char buf[16];
-        if (inet_pton(AF_INET, addr, &to.sin_addr) != 1)
-                return false;
-        _cleanup_close_ int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-        if (fd < 0)
-                return false;
-        double deadline = now_ms() + timeout_ms;
-        if (connect(fd, (const struct sockaddr *)&to, sizeof(to)) < 0 && errno != EINPROGRESS)
-                return false;
-        struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-        if (poll(&pfd, 1, timeout_ms) <= 0 || send(fd, req, sizeof(req) - 1, MSG_NOSIGNAL) < 0)
-                return false;
-        pfd.events = POLLIN;
-        int left = (int)(deadline - now_ms());
-        if (left <= 0 || poll(&pfd, 1, left) <= 0)
-                return false;
-        ssize_t n = recv(fd, buf, sizeof(buf), 0);
-        return n >= 5 && memcmp(buf, "HTTP/", 5) == 0;
+        return doctor_tcp_outcome(addr, port, timeout_ms) == 0;
 }

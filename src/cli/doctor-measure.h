@@ -53,9 +53,10 @@ enum doctor_reply doctor_echo_reply_parse(
         const uint8_t *buf, size_t n, uint16_t id, unsigned sent, struct doctor_reply_info *ret);
 
 /* A TCP connect to addr:port and GET / on it, within timeout_ms: 0 when
- * an answer came, -ECONNREFUSED when a reset answered the SYN,
- * -ECONNRESET when one came once connected, -ETIMEDOUT, -EPIPE when the
- * peer closed without a byte, other -errno. */
+ * an HTTP status line came back, -ECONNREFUSED when a reset answered the
+ * SYN, -ECONNRESET when one came once connected, -ETIMEDOUT, -EPIPE when
+ * the peer closed without a byte, -EPROTO for an answer that is not HTTP,
+ * other -errno. */
 int doctor_tcp_outcome(const char *addr, int port, int timeout_ms);
 
 /* count TCP connects to addr:port held open without a byte sent, as
@@ -64,5 +65,5 @@ int doctor_tcp_outcome(const char *addr, int port, int timeout_ms);
 size_t doctor_open_idle(const char *addr, int port, int *fds, size_t count);
 void doctor_close_all(int *fds, size_t count);
 
-/* GET / on addr:port: true when a status line came back within timeout_ms. */
+/* doctor_tcp_outcome() is 0. */
 bool doctor_http_answers(const char *addr, int port, int timeout_ms);

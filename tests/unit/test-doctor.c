@@ -121,10 +121,12 @@ static void test_report_json_and_bounds(void **state) {
         json_decref(a);
 }
 
-/* doctor_tcp_outcome() against a server on loopback that answers, closes,
+/* doctor_tcp_outcome() against a server on loopback that answers, answers
+ * something else, closes,
  * resets or says nothing once it read the GET, and a port nobody holds. */
 enum serve_as {
         SERVE_ANSWER,
+        SERVE_GARBAGE,
         SERVE_CLOSE,
         SERVE_RESET,
         SERVE_SILENT
@@ -149,6 +151,8 @@ static pid_t serve_once(enum serve_as how, int *ret_port) {
         struct linger now = { .l_onoff = 1, .l_linger = 0 };
         if (how == SERVE_ANSWER)
                 (void)!write(c, "HTTP/1.0 200 OK\r\n\r\n", 19);
+        else if (how == SERVE_GARBAGE)
+                (void)!write(c, "SSH-2.0-x\r\n", 11);
         else if (how == SERVE_RESET)
                 setsockopt(c, SOL_SOCKET, SO_LINGER, &now, sizeof(now));
         else if (how == SERVE_SILENT)
@@ -162,6 +166,7 @@ static void test_tcp_outcome(void **state) {
                 enum serve_as how;
                 int want;
         } cases[] = { { SERVE_ANSWER, 0 },
+                      { SERVE_GARBAGE, -EPROTO },
                       { SERVE_CLOSE, -EPIPE },
                       { SERVE_RESET, -ECONNRESET },
                       { SERVE_SILENT, -ETIMEDOUT } };
