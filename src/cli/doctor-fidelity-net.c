@@ -207,7 +207,7 @@ void fidelity_mtu(
                 return;
         f->within = before == full_size.count && over.received == 0 && under.received == under.sent;
         snprintf(
-                f->achieved, sizeof(f->achieved), "1500 B: %.0f/%u then %u/%u; %.0f B: %u/%u",
-                before, full_size.count, over.received, over.sent, fc->want, under.received, under.sent);
+                f->achieved, sizeof(f->achieved), "1500 B: %.0f/%u then %u/%u; %.0f B: %u/%u", before,
+                full_size.count, over.received, over.sent, fc->want, under.received, under.sent);
         snprintf(f->tolerance, sizeof(f->tolerance), "1500 B none, %.0f B all", fc->want);
 }
