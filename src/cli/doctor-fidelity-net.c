@@ -44,10 +44,12 @@ static bool echoes(
         return false;
 }
 
+/* 200 echoes, one every 5 ms: a baseline, or a cut-off seen whole. */
+static const struct doctor_echo_opts two_hundred = { .count = 200, .interval_us = 5000, .wait_ms = 300 };
+
 double fidelity_median_rtt(const struct fidelity_env *env) {
-        struct doctor_echo_opts o = { .count = 200, .interval_us = 5000, .wait_ms = 300 };
         struct doctor_echo e;
-        return doctor_echo_probe(env->ip, &o, &e) == 0 && e.received ? e.median_ms : NAN;
+        return doctor_echo_probe(env->ip, &two_hundred, &e) == 0 && e.received ? e.median_ms : NAN;
 }
 
 void fidelity_added_rtt(
@@ -124,7 +126,7 @@ void fidelity_reordered(
 void fidelity_rate(
         const struct fidelity_env *env, const struct fidelity_case *fc, double before, pid_t run,
         struct fidelity_figure *f) {
-        double frame_bits = (RATE_ECHO_LEN + 8 + 20 + 14) * 8.0;
+        double frame_bits = (RATE_ECHO_LEN + DOCTOR_ECHO_HEADERS + 14) * 8.0;
         unsigned interval_us = (unsigned)(1e6 * frame_bits / (2 * fc->want * 1e6));
         struct doctor_echo_opts o = { .count = (unsigned)(2.5e6 / interval_us),
                                       .interval_us = interval_us,
@@ -144,10 +146,9 @@ void fidelity_rate(
 void fidelity_cut_off(
         const struct fidelity_env *env, const struct fidelity_case *fc, double before, pid_t run,
         struct fidelity_figure *f) {
-        struct doctor_echo_opts o = { .count = 200, .interval_us = 5000, .wait_ms = 300 };
         struct doctor_echo e;
         (void)fc, (void)before, (void)run;
-        if (!echoes(env, &o, &e, f))
+        if (!echoes(env, &two_hundred, &e, f))
                 return;
         f->within = e.received == 0 && e.duplicates == 0;
         snprintf(
@@ -188,7 +189,7 @@ void fidelity_reset(
  * drops what exceeds the MTU), when echoes of exactly fc->want bytes are
  * still answered. */
 static const struct doctor_echo_opts full_size = {
-        .count = 50, .interval_us = 2000, .wait_ms = 300, .len = 1500 - 20 - 8
+        .count = 50, .interval_us = 2000, .wait_ms = 300, .len = DOCTOR_ECHO_MAX_LEN
 };
 
 double fidelity_full_size_answered(const struct fidelity_env *env) {
@@ -202,7 +203,7 @@ void fidelity_mtu(
         struct doctor_echo_opts fits = full_size;
         struct doctor_echo over, under;
         (void)run;
-        fits.len = (unsigned)fc->want - 20 - 8;
+        fits.len = (unsigned)fc->want - DOCTOR_ECHO_HEADERS;
         if (!echoes(env, &full_size, &over, f) || !echoes(env, &fits, &under, f))
                 return;
         f->within = before == full_size.count && over.received == 0 && under.received == under.sent;

@@ -11,7 +11,8 @@
 #include <stdint.h>
 
 #define DOCTOR_ECHO_MAX     4000
-#define DOCTOR_ECHO_MAX_LEN 1472 /* payload bytes of one echo: a 1500-byte IP packet */
+#define DOCTOR_ECHO_HEADERS 28 /* an echo's IP (no options) and ICMP headers, in bytes */
+#define DOCTOR_ECHO_MAX_LEN (1500 - DOCTOR_ECHO_HEADERS) /* payload bytes: a 1500-byte IP packet */
 
 struct doctor_echo_opts {
         unsigned count, interval_us;
