@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "basic/clock.h"
@@ -17,10 +18,12 @@
  * the target's cgroups, so every page it touches is charged to the target's
  * memory cgroup) maps anonymous memory and writes random bytes over every
  * page (xorshift64 from a getrandom seed: neither the zero page, KSM nor
- * zswap can fold it), up to the target of mem-plan.h. mem.exhaust takes the
- * target at once and then corrects on the cgroup's own usage until the
- * cgroup grew by the target; mem.leak grows rate_mb MiB each second up to
- * the cap, then holds. Both give pages back when the application's own
+ * zswap can fold it), up to the target of mem-plan.h. Neither trusts its
+ * arithmetic: mem.exhaust writes in steps measured on the cgroup's usage
+ * until the cgroup grew by the target, and mem.leak grows what it holds
+ * (its resident memory) by rate_mb MiB each second up to the cap, then
+ * holds; so the payload's own runtime, whatever the build, is inside the
+ * figure and never pushes the cgroup past its cap. Both give pages back when the application's own
  * growth brings the cgroup within half the margin of its limit. Every line
  * the payload sends ends with "[base=B target=T oom=K leak=R holding=H]":
  * the agent's effect checks read the figures there and measure the rest. */
@@ -46,7 +49,8 @@ struct hold {
         struct mem_facts facts;
         struct mem_plan plan;
         uint64_t oom0;
-        int64_t leak; /* bytes per second; 0 for mem.exhaust */
+        int64_t leak;       /* bytes per second; 0 for mem.exhaust */
+        uint64_t resident0; /* resident_peak() before the first page was written */
         bool holding;
 };
 
@@ -185,28 +189,41 @@ static void say_progress(struct payload_ctx *c, const struct hold *h, const char
                 (double)grown(h) / MIB, tok);
 }
 
-/* mem.leak: rate bytes more every second, until the cap or the guard line. */
+/* The high-water mark of the payload's resident memory: for a body that only
+ * grows, what it holds now, its runtime's own pages included. */
+static uint64_t resident_peak(void) {
+        struct rusage u;
+        return getrusage(RUSAGE_SELF, &u) == 0 ? (uint64_t)u.ru_maxrss << 10 : 0;
+}
+
+/* mem.leak: rate bytes more every second, measured on what the payload holds
+ * (not on what it wrote: a runtime's overhead would make the leak faster),
+ * until the cap or the guard line. */
 static void leak_tick(struct payload_ctx *c, struct hold *h, double started) {
         double want = (monotonic_ms() - started) / 1000.0 * (double)h->leak;
-        if (want > (double)h->reserved)
-                want = (double)h->reserved;
-        if (want > (double)h->filled)
-                grow(h, (uint64_t)want - h->filled);
-        if (h->filled >= h->reserved || give_back(h)) {
+        uint64_t peak = resident_peak(), have = peak > h->resident0 ? peak - h->resident0 : 0;
+        if (want > (double)have)
+                grow(h, (uint64_t)want - have);
+        if (h->filled >= h->reserved || grown(h) >= h->plan.cap || give_back(h)) {
                 h->holding = true;
                 say_progress(c, h, "holding at the cap");
         }
 }
 
-/* Writes the target in chunks. A kernel slow to hand out pages (a VM's
- * first touch of its memory runs at a few hundred MiB/s) gets the ready line
- * early, "still filling", before the agent's start call times out; the
- * effect check then sees the shortfall until it is filled. False when told
- * to stop meanwhile. */
+/* Writes the target in chunks, measuring the cgroup after each: what the
+ * payload's own runtime adds as it writes (page tables, a sanitizer's shadow
+ * of every page) counts toward the target, so a fill near the cap never
+ * takes the cgroup over it. Each step writes at most 7/8 of what is left,
+ * which no runtime's overhead turns into more than what is left. A kernel
+ * slow to hand out pages (a VM's first touch of its memory runs at a few
+ * hundred MiB/s) gets the ready line early, "still filling", before the
+ * agent's start call times out; the effect check then sees the shortfall
+ * until it is filled. False when told to stop meanwhile. */
 static bool fill(struct payload_ctx *c, struct hold *h, double started) {
-        while (h->filled < h->plan.target) {
-                uint64_t left = h->plan.target - h->filled;
-                grow(h, left < CHUNK ? left : CHUNK);
+        uint64_t g;
+        while ((g = grown(h)) + SETTLE_TOL < h->plan.target && h->filled < h->reserved) {
+                uint64_t left = h->plan.target - g, step = left - left / 8;
+                grow(h, step < CHUNK ? step : CHUNK);
                 if (payload_stopped(c, 0))
                         return false;
                 if (!c->ready_sent && monotonic_ms() - started > READY_BY_MS)
@@ -220,6 +237,7 @@ static bool fill(struct payload_ctx *c, struct hold *h, double started) {
 
 static int run(struct payload_ctx *c, struct hold *h) {
         double started = monotonic_ms();
+        h->resident0 = resident_peak();
         if (h->leak)
                 grow(h, (uint64_t)h->leak * TICK_MS / 1000);
         else if (!fill(c, h, started))

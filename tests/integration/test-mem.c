@@ -4,7 +4,7 @@
  * memory.current of v2), not through the code under test: the usage grows
  * by the target within 2% (50% of the limit, 64 MiB, and 99% capped below
  * the limit minus the margin), the leak grows at its rate within 5% over
- * three seconds, the application is never OOM-killed (oom_kill unchanged,
+ * six seconds, the application is never OOM-killed (oom_kill unchanged,
  * the same main pid still running), and after undo, or the agent's SIGKILL,
  * the usage is back near the baseline (within 1 s of the kill) with no
  * payload process left. */
@@ -33,6 +33,10 @@
 #define LIMIT    (256.0 * MiB)
 #define MARGIN   (8.0 * MiB) /* max(8 MiB, 2% of 256 MiB) */
 #define BACK_TOL (2.0 * MiB) /* usage after undo vs before: the payload's own pages are gone */
+/* The leak's rate is judged over 6 s: the payload keeps to its schedule
+ * within a 50 ms tick (0.8 MiB at 16 MiB/s) at each end of the window, which
+ * is 1.7% of 96 MiB; 6.5 s at 16 MiB/s stays below the cap (about 245 MiB). */
+#define LEAK_WINDOW_MS 6000
 
 static char victim[64], cgdir[600];
 static bool v2;
@@ -101,9 +105,12 @@ static bool find_cgroup(pid_t pid) {
         return cgdir[0] != '\0';
 }
 
+/* A payload of one of this process's leases (another test binary's are not ours to judge). */
 static bool payload_left(void) {
+        char pattern[64];
         pid_t pids[1];
-        return victim_payloads("--fault mem\\.", pids, 1) > 0;
+        snprintf(pattern, sizeof(pattern), "--fault mem\\.[a-z]+ --lease l-%08x", (unsigned)getpid());
+        return victim_payloads(pattern, pids, 1) > 0;
 }
 
 static json_t *lease_for(struct agent_client *a, const char *fault, const char *params) {
@@ -188,7 +195,7 @@ static void test_leak_rate(void **state) {
         victim_call(agent, l, "inject", NULL);
         sleep_ms(500);
         double t0 = monotonic_ms(), u0 = usage();
-        sleep_ms(3000);
+        sleep_ms(LEAK_WINDOW_MS);
         double t1 = monotonic_ms(), u1 = usage();
         double got = (u1 - u0) / ((t1 - t0) / 1000.0), err = (got - rate) / rate * 100;
         print_message("mem.leak 16 MiB/s: %.2f MiB/s over %.0f ms (%+.2f%%)\n", got / MiB, t1 - t0, err);
