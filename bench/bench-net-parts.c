@@ -378,7 +378,7 @@ static int bench_run(struct bench *b, int rounds, struct mh_error *e) {
         if (!(b->lives = fault_lives_new()))
                 return mh_error_set(e, -ENOMEM, MH_EXIT_GENERAL_FAILURE, "oom", "out of memory");
         struct agent_client_options o = { .agent_path = getenv("MAYHEM_AGENT"),
-                                          .roles = "network",
+                                          .roles = "network,host", /* the holder is a host process */
                                           .run_id = "bench-net-parts" };
         if ((r = agent_client_start(&o, &b->agent, e)) < 0)
                 return r;
