@@ -35,8 +35,8 @@ static void gen_compose(struct strbuf *b, size_t n) {
                 strbuf_printf(
                         b, "    ports: [\"%zu:8080\", \"127.0.0.1:%zu:9090/udp\"]\n", 20000 + i, 40000 + i);
                 strbuf_printf(b, "    networks: [%s]\n", i % 2 ? "front, back" : "back");
-                if (i % TARGET_EVERY >
-                    0) /* chains of TARGET_EVERY: a target's dependents stay in its chain */
+                /* chains of TARGET_EVERY: a target's dependents stay in its chain */
+                if (i % TARGET_EVERY > 0)
                         strbuf_printf(
                                 b, "    depends_on:\n      svc%zu: {condition: service_healthy}\n", i - 1);
                 strbuf_puts(
