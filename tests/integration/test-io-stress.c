@@ -1,13 +1,13 @@
 /* fs.io_stress on a real dockerd, with the real agent, at two settings:
  * one worker writing and reading at 20 MiB/s each, and two workers writing
- * at 8 MiB/s each. The test measures the rates itself over 3 s from the
+ * at 8 MiB/s each. The test measures the rates itself over 6 s from the
  * kernel's task I/O accounting of the payload's processes (/proc/PID/io,
  * found by their argv), checks that the device saw at least those bytes
  * (/sys/block/DEV/stat: O_DIRECT I/O reaches the disk; other I/O of the
  * host can only add to it), that the payload's unlinked files take their
  * space on the container's root filesystem meanwhile, and after undo that
  * no payload is left and the space is back; with the agent SIGKILLed, the
- * same within 1 s. */
+ * same with no undo. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -30,9 +30,23 @@
 #include "common/victim.h"
 #include "engine/engine.h"
 
-#define IMAGE     "mayhem-test-busybox:latest"
-#define WINDOW_MS 3000
-#define MIB       1048576.0
+#define IMAGE "mayhem-test-busybox:latest"
+/* The rates are judged over 6 s: each pacer keeps to its schedule within a
+ * 64 KiB block, and a stall of the test or the disk at a window's end moves
+ * half as much of the figure as over 3 s. A pacer only ever catches up to
+ * its schedule, never runs ahead of it: the upper bound holds on any window
+ * that starts on schedule (the first, SETTLE_MS after the reader started,
+ * when any catch-up after the unpaced fill is over) and is judged there
+ * strictly; a first window short of the lower bound (a stall) is measured
+ * again, and a pacer too slow misses both. */
+#define WINDOW_MS 6000
+#define SETTLE_MS 1000
+/* For the payload to move data (a reader's unpaced 32 MiB fill comes first),
+ * and for it and its files to go (an ASan chain of PDEATHSIGs, a loaded
+ * machine): bounds, not figures. */
+#define START_MS 15000
+#define GONE_MS  5000
+#define MIB      1048576.0
 
 static struct engine *engine;
 static char container[64];
@@ -95,6 +109,46 @@ static void call(json_t *l, const char *phase, json_t **ret) {
         victim_call(agent, l, phase, ret);
 }
 
+/* The payload's processes once it moves data in every direction asked: a
+ * reader reads only after its file is written once, unpaced; their count. */
+static size_t started(const char *lease, bool reads, pid_t *pids, size_t max) {
+        double t0 = monotonic_ms(), rd = 0, wr = 0;
+        size_t n = 0;
+        for (; monotonic_ms() - t0 < START_MS; sleep_ms(20)) {
+                n = payload_pids(lease, pids, max);
+                io_sum(pids, n, &rd, &wr);
+                if (n > 0 && wr > 0 && (!reads || rd > 0))
+                        break;
+        }
+        print_message(
+                "payload: %zu processes, %.1f MiB written, %.1f MiB read %.0f ms after ready\n", n, wr / MIB,
+                rd / MIB, monotonic_ms() - t0);
+        if (n == 0 || wr == 0 || (reads && rd == 0))
+                fail_msg("the payload of %s moved no data within %d ms", lease, START_MS);
+        return n;
+}
+
+struct window {
+        double wr, rd;          /* MiB/s of the payload's processes */
+        double task_wr, dev_wr; /* bytes written by them, and to the device */
+};
+
+static struct window measure(const pid_t *pids, size_t n) {
+        double r0, w0, r1, w1, dr0, dw0, dr1, dw1, t0 = monotonic_ms();
+        io_sum(pids, n, &r0, &w0);
+        dev_sectors("/var/lib/docker", &dr0, &dw0);
+        sleep_ms(WINDOW_MS);
+        io_sum(pids, n, &r1, &w1);
+        dev_sectors("/var/lib/docker", &dr1, &dw1);
+        double s = (monotonic_ms() - t0) / 1000.0;
+        print_message(
+                "write %.2f MiB/s, read %.2f MiB/s over %.1f s; the device: write %.2f, read %.2f MiB/s\n",
+                (w1 - w0) / MIB / s, (r1 - r0) / MIB / s, s, (dw1 - dw0) / MIB / s, (dr1 - dr0) / MIB / s);
+        return (struct window){
+                .wr = (w1 - w0) / MIB / s, .rd = (r1 - r0) / MIB / s, .task_wr = w1 - w0, .dev_wr = dw1 - dw0
+        };
+}
+
 /* The rates over WINDOW_MS within 15% of want (MiB/s, all workers); files
  * the MiB the payload's unlinked files take meanwhile. */
 static void stress(const char *params, double want_wr, double want_rd, double files) {
@@ -105,23 +159,19 @@ static void stress(const char *params, double want_wr, double want_rd, double fi
         json_t *l = victim_lease(agent, container, "fs.io_stress", lease, params);
         double free_before = free_bytes(pid);
         call(l, "inject", NULL);
-        sleep_ms(1500); /* a reader's file is written once first, unpaced */
-        size_t n = payload_pids(lease, pids, 8);
-        assert_true(n >= 1);
-        double r0, w0, r1, w1, dr0, dw0, dr1, dw1, t0 = monotonic_ms();
-        io_sum(pids, n, &r0, &w0);
-        dev_sectors("/var/lib/docker", &dr0, &dw0);
-        sleep_ms(WINDOW_MS);
-        io_sum(pids, n, &r1, &w1);
-        dev_sectors("/var/lib/docker", &dr1, &dw1);
-        double s = (monotonic_ms() - t0) / 1000.0, wr = (w1 - w0) / MIB / s, rd = (r1 - r0) / MIB / s;
-        print_message(
-                "%s: write %.2f MiB/s (asked %.0f), read %.2f MiB/s (asked %.0f) over %.1f s; the "
-                "device: write %.2f, read %.2f MiB/s\n",
-                params, wr, want_wr, rd, want_rd, s, (dw1 - dw0) / MIB / s, (dr1 - dr0) / MIB / s);
-        assert_true(wr >= want_wr * 0.85 && wr <= want_wr * 1.15 + 0.01);
-        assert_true(rd >= want_rd * 0.85 && rd <= want_rd * 1.15 + 0.01);
-        assert_true((dw1 - dw0) >= (w1 - w0) * 0.9);
+        size_t n = started(lease, want_rd > 0, pids, 8);
+        sleep_ms(SETTLE_MS);
+        print_message("%s: asked write %.0f MiB/s, read %.0f MiB/s\n", params, want_wr, want_rd);
+        struct window w = measure(pids, n);
+        assert_true(w.wr <= want_wr * 1.15 + 0.01);
+        assert_true(w.rd <= want_rd * 1.15 + 0.01);
+        assert_true(w.dev_wr >= w.task_wr * 0.9);
+        if (w.wr < want_wr * 0.85 || w.rd < want_rd * 0.85) {
+                print_message("below the lower bound: a second window\n");
+                w = measure(pids, n);
+        }
+        assert_true(w.wr >= want_wr * 0.85);
+        assert_true(w.rd >= want_rd * 0.85);
         double free_during = free_bytes(pid);
         call(l, "effect", &res);
         print_message("effect: %s\n", json_string_value(json_object_get(res, "detail")));
@@ -131,12 +181,18 @@ static void stress(const char *params, double want_wr, double want_rd, double fi
         call(l, "verify", &res);
         assert_true(json_is_true(json_object_get(res, "verified")));
         assert_int_equal(payload_pids(lease, pids, 8), 0);
-        double free_after = free_bytes(pid);
+        /* The payload is gone (verified): the kernel frees its unlinked files
+         * as their last descriptor closes; read until it has, up to GONE_MS. */
+        double free_after = free_bytes(pid), t0 = monotonic_ms();
+        while (free_after < free_before - 8 * MIB && monotonic_ms() - t0 < GONE_MS) {
+                sleep_ms(20);
+                free_after = free_bytes(pid);
+        }
         print_message(
                 "free space of the container's root: %.1f MiB before, %.1f MiB less during the "
-                "fault (its files: %.0f MiB), %.1f MiB less after undo\n",
+                "fault (its files: %.0f MiB), %.1f MiB less %.0f ms after undo\n",
                 free_before / MIB, (free_before - free_during) / MIB, files,
-                (free_before - free_after) / MIB);
+                (free_before - free_after) / MIB, monotonic_ms() - t0);
         assert_true(free_before > 0);
         assert_true(free_before - free_during >= files * MIB * 0.9);
         assert_true(free_after >= free_before - 8 * MIB);
@@ -154,8 +210,9 @@ static void test_two_writers(void **state) {
         stress("{\"workers\": 2, \"op\": \"write\", \"write_mb_s\": 8, \"io_bytes\": 16777216}", 16, 0, 32);
 }
 
-/* The agent SIGKILLed mid-fault: the payload is gone within 1 s, and the
- * space of its unlinked files with it, with no undo. */
+/* The agent SIGKILLed mid-fault: the payload is gone (PDEATHSIG), and the
+ * space of its unlinked files with it, with no undo; within GONE_MS, the
+ * time said. */
 static void test_agent_killed(void **state) {
         (void)state;
         struct agent_client *a = victim_agent("fs", "io-kill");
@@ -167,11 +224,13 @@ static void test_agent_killed(void **state) {
                 "{\"op\": \"write\", \"write_mb_s\": 20, \"io_bytes\": 33554432}");
         double free_before = free_bytes(pid);
         victim_call(a, l, "inject", NULL);
-        sleep_ms(2000);
+        /* Its one 32 MiB file written (1.6 s at 20 MiB/s, later on a slow disk). */
         double used = free_before - free_bytes(pid);
+        for (double t = monotonic_ms(); used < 30 * MIB && monotonic_ms() - t < START_MS; sleep_ms(20))
+                used = free_before - free_bytes(pid);
         kill(agent_client_pid(a), SIGKILL);
         double t0 = monotonic_ms(), gone = -1;
-        while (monotonic_ms() - t0 < 1000 && gone < 0)
+        while (monotonic_ms() - t0 < GONE_MS && gone < 0)
                 if (payload_pids(lease, pids, 8) == 0 && free_bytes(pid) >= free_before - 8 * MIB)
                         gone = monotonic_ms() - t0;
                 else
@@ -180,7 +239,8 @@ static void test_agent_killed(void **state) {
                 "agent SIGKILLed with %.1f MiB of files held: payload and space gone after %.0f ms\n",
                 used / MIB, gone);
         assert_true(used >= 30 * MIB); /* its one 32 MiB file */
-        assert_true(gone >= 0);
+        if (gone < 0)
+                fail_msg("payload or its space still there %d ms after the agent's SIGKILL", GONE_MS);
         agent_client_stop(a);
         json_decref(l);
 }

@@ -30,24 +30,55 @@
 #define WIDE_BLAST "tests/data/config/wide-blast.yaml"
 #include "engine/engine.h"
 
-#define TARGET    "mayhem-keep-target"
-#define PAUSED    "mayhem-keep-paused"
-#define COMPOSE   "tests/data/compose/keep/compose.yaml"
-#define DRILL     "tests/data/drills/keep-net-pause.yaml"
-#define STATE_DIR "/var/lib/mayhem-agent" /* the agent's default as root */
-#define DELAY_MS  100
+/* The compose file and the drill name the containers TARGET_SRC and
+ * PAUSED_SRC; the test runs copies of both with this process's pid appended
+ * to those names, so two checkouts running the test at once do not take
+ * each other's containers. */
+#define TARGET_SRC  "mayhem-keep-target"
+#define PAUSED_SRC  "mayhem-keep-paused"
+#define COMPOSE_SRC "tests/data/compose/keep/compose.yaml"
+#define DRILL_SRC   "tests/data/drills/keep-net-pause.yaml"
+#define STATE_DIR   "/var/lib/mayhem-agent" /* the agent's default as root */
+#define DELAY_MS    100
+#define WAIT_MS     10000 /* for nettool to answer, a keeper to end */
 
 static struct demo demo;
-static char target_ip[64];
+static char target_ip[64], target[64], paused_c[64], compose[128], drill[128];
 static int target_pid;
-static double baseline_ms;
 
 static void remove_stack(void) {
         struct cmd_result r =
-                run_command(NULL, (const char *const[]){ "docker", "rm", "-f", TARGET, PAUSED, NULL });
+                run_command(NULL, (const char *const[]){ "docker", "rm", "-f", target, paused_c, NULL });
         cmd_result_done(&r);
 }
 
+/* src (under the source root) written to dst with every TARGET_SRC and
+ * PAUSED_SRC as this run's names. */
+static bool copy_renamed(const char *src, const char *dst) {
+        char path[700], line[512];
+        snprintf(path, sizeof(path), "%s/%s", demo.root, src);
+        FILE *in = fopen(path, "re"), *out = fopen(dst, "we");
+        bool ok = in && out;
+        while (ok && fgets(line, sizeof(line), in)) {
+                for (const char *p = line; ok && *p;) {
+                        const char *t = strstr(p, TARGET_SRC), *q = strstr(p, PAUSED_SRC);
+                        const char *at = t && (!q || t < q) ? t : q;
+                        if (!at) {
+                                ok = fputs(p, out) >= 0;
+                                break;
+                        }
+                        const char *name = at == t ? target : paused_c;
+                        size_t skip = strlen(at == t ? TARGET_SRC : PAUSED_SRC);
+                        ok = fprintf(out, "%.*s%s", (int)(at - p), p, name) > 0;
+                        p = at + skip;
+                }
+        }
+        if (in)
+                fclose(in);
+        return out && fclose(out) == 0 && ok;
+}
+
+/* The median RTT of count echoes from the target; at least 90% must come back. */
 static double rtt_p50(unsigned count) {
         struct udp_rtt_result r;
         assert_int_equal(udp_rtt_probe(target_ip, 7001, count, 1000, 1000, &r), 0);
@@ -57,9 +88,23 @@ static double rtt_p50(unsigned count) {
         return p50;
 }
 
+/* nettool answers UDP echoes on the target (it binds its ports as it
+ * starts, after docker run returns). */
+static bool nettool_ready(void) {
+        for (double t0 = monotonic_ms(); monotonic_ms() - t0 < WAIT_MS; sleep_ms(50)) {
+                struct udp_rtt_result r;
+                bool echoed = udp_rtt_probe(target_ip, 7001, 5, 1000, 200, &r) == 0 && r.received > 0;
+                udp_rtt_result_done(&r);
+                if (echoed)
+                        return true;
+        }
+        fprintf(stderr, "nettool on %s did not answer within %d ms\n", target_ip, WAIT_MS);
+        return false;
+}
+
 static bool paused(void) {
         struct engine_container c;
-        assert_true(demo_inspect_container(PAUSED, &c));
+        assert_true(demo_inspect_container(paused_c, &c));
         return c.paused;
 }
 
@@ -123,8 +168,12 @@ static const char *last_run_id(json_t **ret_runs) {
 
 static void test_kept_until_recovered(void **state) {
         (void)state;
+        /* The baseline right before the run: the latency is judged against
+         * the RTT of now, not of however long ago the stack came up. */
+        double baseline_ms = rtt_p50(100);
+        print_message("baseline RTT %.3f ms\n", baseline_ms);
         struct cmd_result r =
-                MAYHEM(&demo, "--config", WIDE_BLAST, "run", DRILL, "-c", COMPOSE, "--execute");
+                MAYHEM(&demo, "--config", WIDE_BLAST, "run", drill, "-c", compose, "--execute");
         double exited = monotonic_ms();
         if (r.exit != 0 || !strstr(r.out, "2 kept faulted"))
                 fail_msg("mayhem run exited %d:\n%s%s", r.exit, r.out, r.err);
@@ -154,9 +203,15 @@ static void test_kept_until_recovered(void **state) {
         cmd_result_done(&r);
         assert_false(paused());
         struct engine_container c;
-        assert_true(demo_inspect_container(PAUSED, &c) && c.running);
-        assert_added_ms(rtt_p50(200), baseline_ms, 0, "after recover execute");
+        assert_true(demo_inspect_container(paused_c, &c) && c.running);
+        double t0 = monotonic_ms();
+        while (alive(keeper) && monotonic_ms() - t0 < WAIT_MS)
+                sleep_ms(20);
+        print_message(
+                "keeper %d %s %.0f ms after recover\n", keeper, alive(keeper) ? "alive" : "gone",
+                monotonic_ms() - t0);
         assert_false(alive(keeper));
+        assert_added_ms(rtt_p50(200), baseline_ms, 0, "after recover execute");
         assert_released();
         char why[700];
         if (demo_net_residue(target_pid, why, sizeof(why)))
@@ -179,27 +234,38 @@ static void recover_leftovers(void) {
 
 int main(void) {
         struct engine_container c;
+        snprintf(target, sizeof(target), TARGET_SRC "-%d", (int)getpid());
+        snprintf(paused_c, sizeof(paused_c), PAUSED_SRC "-%d", (int)getpid());
+        snprintf(compose, sizeof(compose), "/tmp/mayhem-keep-%d.compose.yaml", (int)getpid());
+        snprintf(drill, sizeof(drill), "/tmp/mayhem-keep-%d.drill.yaml", (int)getpid());
         int r = demo_up(&demo);
         if (r == 77 || demo_podman())
                 return 77;
         remove_stack();
-        if (r < 0 || !demo_run_service(TARGET, "keep", "target") ||
-            !demo_run_service(PAUSED, "keep", "paused") || !demo_inspect_container(TARGET, &c)) {
+        if (r < 0 || !copy_renamed(COMPOSE_SRC, compose) || !copy_renamed(DRILL_SRC, drill) ||
+            !demo_run_service(target, "keep", "target") || !demo_run_service(paused_c, "keep", "paused") ||
+            !demo_inspect_container(target, &c)) {
                 remove_stack();
+                unlink(compose), unlink(drill);
                 demo_down(&demo);
                 return 1;
         }
         snprintf(target_ip, sizeof(target_ip), "%s", c.networks[0].ip);
         target_pid = c.pid;
-        sleep_ms(300); /* nettool binds its ports */
-        baseline_ms = rtt_p50(100);
-        printf("target %s (pid %d), baseline RTT %.3f ms\n", target_ip, target_pid, baseline_ms);
+        if (!nettool_ready()) {
+                remove_stack();
+                unlink(compose), unlink(drill);
+                demo_down(&demo);
+                return 1;
+        }
+        printf("target %s (pid %d)\n", target_ip, target_pid);
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_kept_until_recovered),
         };
         int failed = cmocka_run_group_tests(tests, NULL, NULL);
         recover_leftovers();
         remove_stack(); /* a paused container is removed too (docker rm -f) */
+        unlink(compose), unlink(drill);
         demo_down(&demo);
         return failed;
 }

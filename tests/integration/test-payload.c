@@ -4,7 +4,7 @@
  * namespace, with oom_score_adj 1000, no capabilities and no_new_privs; that
  * undo leaves no payload process; that a process in the container dressed up
  * as a payload of the lease is not killed by the undo; and that a SIGKILLed
- * agent takes its payload with it within a second, with no recovery step. */
+ * agent takes its payload with it, with no recovery step. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -28,7 +28,12 @@
 
 #define IMAGE    "mayhem-test-busybox:latest"
 #define MAX_PIDS 8
-#define GONE_MS  1000
+/* The agent waits this long for a payload told to stop before it SIGKILLs it
+ * (STOP_WAIT_MS of src/fault/payload.c). */
+#define STOP_WAIT_MS 1000
+/* For a process to show up or go away: a loaded machine, an ASan build's
+ * chain of PDEATHSIGs. Dying at all is the point, not how fast. */
+#define WAIT_MS 5000
 
 static char victim[64];
 static struct engine *engine;
@@ -128,13 +133,19 @@ static void test_payload_is_the_targets(void **state) {
                         (int)pids[i]);
         }
         assert_int_equal(bodies, 1);
-        /* Told to stop, it goes by itself: well before the agent's 1 s
-         * SIGKILL fallback (an ASan build once spun in its exit handlers). */
+        /* Told to stop, it goes by itself, not by the agent's SIGKILL
+         * fallback (an ASan build once spun in its exit handlers). The agent
+         * writes "stop" after the test asked and SIGKILLs STOP_WAIT_MS after
+         * that: an undo, reap and cgroup scan all done within STOP_WAIT_MS of
+         * the ask had no SIGKILL in it, however slow the machine. */
         double asked = monotonic_ms();
         victim_call(a, l, "undo", NULL);
         double undo_ms = monotonic_ms() - asked;
         print_message("undo (payload stopped and reaped, cgroup scanned) took %.0f ms\n", undo_ms);
-        assert_true(undo_ms < 500);
+        if (undo_ms >= STOP_WAIT_MS)
+                fail_msg(
+                        "undo took %.0f ms: the payload did not stop by itself within the agent's %d ms",
+                        undo_ms, STOP_WAIT_MS);
         assert_int_equal(payload_pids(lease_id(l), pids), 0);
         json_t *res = NULL;
         victim_call(a, l, "verify", &res);
@@ -162,9 +173,16 @@ static void test_impostor_survives_undo(void **state) {
         assert_true(victim_run((const char *const[]){ "docker", "exec", "-d", "-w", "/tmp", victim,
                                                       "/tmp/sh", "payload", "--fault", "cpu.saturate",
                                                       "--lease", script, NULL }));
-        sleep_ms(300);
+        /* The joiner, its body and the impostor, once docker exec -d has started it. */
         pid_t pids[MAX_PIDS];
-        assert_int_equal(payload_pids(lease_id(l), pids), 3);
+        size_t n = 0;
+        for (double t0 = monotonic_ms();
+             (n = payload_pids(lease_id(l), pids)) < 3 && monotonic_ms() - t0 < WAIT_MS;)
+                sleep_ms(20);
+        if (n != 3)
+                fail_msg(
+                        "%zu processes claim lease %s %d ms after docker exec -d, want 3", n, lease_id(l),
+                        WAIT_MS);
         victim_call(a, l, "undo", NULL);
         assert_int_equal(payload_pids(lease_id(l), pids), 1);
         char exe[64];
@@ -186,12 +204,12 @@ static void test_agent_sigkill_takes_the_payload(void **state) {
         double killed = monotonic_ms();
         kill(agent_client_pid(a), SIGKILL);
         size_t left = 2;
-        while ((left = payload_pids(lease_id(l), pids)) > 0 && monotonic_ms() - killed < 5 * GONE_MS)
+        while ((left = payload_pids(lease_id(l), pids)) > 0 && monotonic_ms() - killed < WAIT_MS)
                 sleep_ms(5);
         double gone_ms = monotonic_ms() - killed;
-        print_message("payload gone %.0f ms after the agent's SIGKILL\n", gone_ms);
-        assert_int_equal(left, 0);
-        assert_true(gone_ms < GONE_MS);
+        print_message("payload gone %.0f ms after the agent's SIGKILL (%zu left)\n", gone_ms, left);
+        if (left > 0)
+                fail_msg("%zu payload processes still there %d ms after the agent's SIGKILL", left, WAIT_MS);
         agent_client_stop(a);
         json_decref(l);
 }

@@ -7,8 +7,8 @@
  * probe's log: during the fault the group is full and the target's forks
  * fail; after
  * undo they work again, pids.current is back to its baseline and no payload
- * process is left. With the agent SIGKILLed mid-fault the held pids are
- * gone within 1 s, with no undo. No pids limit: refused, nothing started. */
+ * process is left. With the agent SIGKILLed mid-fault the held pids die
+ * (PDEATHSIG), with no undo. No pids limit: refused, nothing started. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -34,6 +34,15 @@
         "/busybox mkdir /bin && /busybox ln -s /busybox /bin/sh && "                                        \
         "exec /busybox watch -t -n 0.2 cat /proc/uptime"
 #define CLEAR "\033[J" /* watch writes it before each try */
+/* How long the test holds a fault, and the grace after ready before no fork
+ * may work: a fork that got its pid just before the group filled logs the
+ * time its `cat` ran, which on a loaded machine can come a good while later.
+ * The window between them is still 2 s, room for ten of the probe's tries
+ * and so for the at least 5 failed ones asserted even at half speed. */
+#define HOLD_MS 3000
+#define GRACE_S 1.0
+#define WAIT_MS 10000 /* for the probe's log (docker logs lags) and the host's init to reap */
+#define FULL_MS 5000  /* for the payload's refill to take back a pid the probe freed */
 
 static struct engine *engine;
 static unsigned next_id;
@@ -176,18 +185,26 @@ static long long baseline(const char *name, pid_t pid) {
         return pids_knob(pid, "pids.current");
 }
 
-/* The fault in force: the group full by the test's own reading, the agent's
- * effect check agreeing. A pid the probe's last child freed just after
- * ready is taken back at the payload's next refill (every 50 ms): read
- * for up to 500 ms. */
+/* The group full by the test's own reading: a pid the probe's last child
+ * freed just after ready is taken back at the payload's next refill (every
+ * 50 ms, later on a loaded machine): read for up to FULL_MS. */
+static void assert_full(pid_t pid, int limit) {
+        long long cur = pids_knob(pid, "pids.current"), max = pids_knob(pid, "pids.max");
+        double t0 = monotonic_ms();
+        for (double until = t0 + FULL_MS; cur != max && monotonic_ms() < until; sleep_ms(10))
+                cur = pids_knob(pid, "pids.current");
+        print_message(
+                "pids.current %lld of pids.max %lld (%.0f ms after ready)\n", cur, max, monotonic_ms() - t0);
+        assert_int_equal(max, limit);
+        if (cur != max)
+                fail_msg(
+                        "the group never filled within %d ms: pids.current %lld of %lld", FULL_MS, cur, max);
+}
+
+/* The fault in force: the group full, the agent's effect check agreeing. */
 static void assert_exhausted(struct agent_client *a, json_t *l, const char *name, pid_t pid, int limit) {
         json_t *res = NULL;
-        long long cur = pids_knob(pid, "pids.current"), max = pids_knob(pid, "pids.max");
-        for (double until = monotonic_ms() + 500; cur != max && monotonic_ms() < until; sleep_ms(10))
-                cur = pids_knob(pid, "pids.current");
-        print_message("pids.current %lld of pids.max %lld\n", cur, max);
-        assert_int_equal(max, limit);
-        assert_int_equal(cur, max);
+        assert_full(pid, limit);
         victim_call(a, l, "effect", &res);
         print_message("effect: %s\n", json_string_value(json_object_get(res, "detail")));
         assert_true(json_is_true(json_object_get(res, "in_force")));
@@ -203,23 +220,36 @@ static void assert_exhausted(struct agent_client *a, json_t *l, const char *name
         cmd_result_done(&r);
 }
 
-/* Between ready and the end of the fault no fork of the target worked
- * (200 ms after ready: a pid the probe's last child freed is taken back by
- * the payload's refill every 50 ms), at least 5 tries failed; after it,
- * forks work again, pids.current is at its baseline (+1: the probe's own
- * child may be running) and no payload process is left. */
+/* Between ready (+GRACE_S) and the end of the fault no fork of the target
+ * worked, at least 5 tries failed; after it, forks work again (3 logged,
+ * waited for: the probe's log reaches docker logs late on a loaded
+ * machine), pids.current is back at its baseline (+1: the probe's own child
+ * may be running) and no payload process is left. */
 static void assert_forks(const char *name, pid_t pid, long long before, double ready, double end) {
-        sleep_ms(1000);
-        struct forks f = forks_seen(name, ready + 0.25, end);
+        double t0 = monotonic_ms(), until = t0 + WAIT_MS;
+        struct forks f = forks_seen(name, ready + GRACE_S, end);
         long long cur = pids_knob(pid, "pids.current");
+        while ((f.ok_after < 3 || cur < before - 1 || cur > before + 1) && monotonic_ms() < until) {
+                sleep_ms(100);
+                f = forks_seen(name, ready + GRACE_S, end);
+                cur = pids_knob(pid, "pids.current");
+        }
         print_message(
-                "the target's forks: %d worked and %d failed in the %.2f s of the fault, %d worked "
-                "in the 1 s after; pids.current %lld (baseline %lld)\n",
-                f.ok, f.failed, end - ready, f.ok_after, cur, before);
+                "the target's forks: %d worked and %d failed in the %.2f s of the fault after the "
+                "%.1f s grace, %d worked after it (seen %.0f ms after the end); pids.current %lld "
+                "(baseline %lld)\n",
+                f.ok, f.failed, end - ready - GRACE_S, GRACE_S, f.ok_after, monotonic_ms() - t0, cur,
+                before);
         assert_int_equal(f.ok, 0);
         assert_true(f.failed >= 5);
-        assert_true(f.ok_after >= 3);
-        assert_true(cur >= before - 1 && cur <= before + 1);
+        if (f.ok_after < 3)
+                fail_msg(
+                        "%s: %d forks logged within %d ms of the fault's end, want 3", name, f.ok_after,
+                        WAIT_MS);
+        if (cur < before - 1 || cur > before + 1)
+                fail_msg(
+                        "pids.current %lld %d ms after the fault's end, baseline %lld", cur, WAIT_MS,
+                        before);
         assert_true(no_payload_left());
 }
 
@@ -236,7 +266,7 @@ static void exhaust_then_undo(const char *fault, int limit) {
                 "%s on --pids-limit %d: ready in %.0f ms (baseline pids.current %lld)\n", fault, limit,
                 monotonic_ms() - t0, before);
         assert_exhausted(a, l, name, pid, limit);
-        sleep_ms(1200);
+        sleep_ms(HOLD_MS);
         double end = uptime_now();
         victim_call(a, l, "undo", NULL);
         victim_call(a, l, "verify", &res);
@@ -268,11 +298,12 @@ static void test_children_100(void **state) {
 }
 
 /* The agent SIGKILLed mid-fault: no undo runs, and every held thread or
- * child is dead within 1 s (PR_SET_PDEATHSIG down the chain agent,
- * payload, body, children). Dead children and the payload process are
- * zombies of the host's init then, their pids charged to the group until
- * it reaps them (systemd at once; this VM's init within seconds): waited
- * for up to 10 s, and said. */
+ * child dies (PR_SET_PDEATHSIG down the chain agent, payload, body,
+ * children): within 5 s, so a chain of ASan processes on a loaded machine
+ * has time and a chain that does not fire still fails; the time is said.
+ * Dead children and the payload process are zombies of the host's init
+ * then, their pids charged to the group until it reaps them (systemd at
+ * once; this VM's init within seconds): waited for up to 10 s, and said. */
 static void agent_killed(const char *fault) {
         struct agent_client *a = victim_agent("proc", "pids");
         const char *name = start_target(64);
@@ -282,12 +313,12 @@ static void agent_killed(const char *fault) {
         json_t *l = lease_on(a, name, fault, NULL);
         victim_call(a, l, "inject", NULL);
         double ready = uptime_now();
-        assert_int_equal(pids_knob(pid, "pids.current"), 64);
-        sleep_ms(1200);
+        assert_full(pid, 64);
+        sleep_ms(HOLD_MS);
         double end = uptime_now();
         kill(agent_client_pid(a), SIGKILL);
         double t0 = monotonic_ms(), dead = -1, reaped = -1;
-        while (monotonic_ms() - t0 < 10000 && reaped < 0) {
+        while (monotonic_ms() - t0 < WAIT_MS && (reaped < 0 || dead < 0)) {
                 if (dead < 0 && live_tasks(pid) <= live_before + 1 && no_payload_left())
                         dead = monotonic_ms() - t0;
                 if (pids_knob(pid, "pids.current") <= before + 1)
@@ -299,8 +330,10 @@ static void agent_killed(const char *fault) {
                 "(baseline %lld) once the host's init reaped them, after %.0f ms\n",
                 fault, strstr(fault, "thread") ? "thread" : "child", dead, pids_knob(pid, "pids.current"),
                 before, reaped);
-        assert_true(dead >= 0 && dead <= 1000);
-        assert_true(reaped >= 0);
+        if (dead < 0 || dead > 5000)
+                fail_msg("the held %ss were not dead within 5 s of the agent's SIGKILL", fault);
+        if (reaped < 0)
+                fail_msg("pids.current not back to its baseline within %d ms of the SIGKILL", WAIT_MS);
         agent_client_stop(a);
         assert_forks(name, pid, before, ready, end);
         json_decref(l);
@@ -335,8 +368,13 @@ static void test_count_below_headroom(void **state) {
         assert_true(json_is_false(json_object_get(res, "in_force")));
         json_decref(res);
         victim_call(a, l, "undo", NULL);
-        sleep_ms(300);
-        assert_int_equal(pids_knob(pid, "pids.current") <= before + 1, 1);
+        double t0 = monotonic_ms();
+        while ((cur = pids_knob(pid, "pids.current")) > before + 1 && monotonic_ms() - t0 < WAIT_MS)
+                sleep_ms(20);
+        print_message(
+                "after undo: pids.current %lld (baseline %lld) after %.0f ms\n", cur, before,
+                monotonic_ms() - t0);
+        assert_true(cur <= before + 1);
         assert_true(no_payload_left());
         json_decref(l);
         agent_client_stop(a);

@@ -39,16 +39,20 @@
 #include "demo-harness.h"
 #include "engine/engine.h"
 
-#define FD_C       "mayhem-resfs-fd"
-#define FS_C       "mayhem-resfs-fs"
-#define HELD_C     "mayhem-resfs-held"
-#define COMPOSE    "tests/data/compose/resfs/compose.yaml"
-#define N_FILES    60 /* what the probe's tee tries to open, more than any limit here */
-#define TEXT_MAX   (1 << 20)
-#define IN_FORCE_S 30.0 /* the run's baseline and inject, bounded */
+/* The containers are the compose file's, with this process's pid appended
+ * to their names (the test writes that copy), so two checkouts running the
+ * test at once do not take each other's containers. */
+#define COMPOSE_SRC "tests/data/compose/resfs/compose.yaml"
+#define N_FILES     60 /* what the probe's tee tries to open, more than any limit here */
+#define TEXT_MAX    (1 << 20)
+#define IN_FORCE_S  30.0  /* the run's baseline and inject, bounded */
+#define RUN_S       120.0 /* a whole run of a 4 s fault, bounded */
+#define LOG_MS      5000  /* for a line of the probe to reach docker logs */
+/* What the probe prints on stderr after tee: its end in docker logs. */
+#define PROBE_END "ls: /probe-end: No such file or directory"
 
 static struct demo demo;
-static char drill[96];
+static char drill[96], compose[96], fd_c[64], fs_c[64], held_c[64];
 
 /* ---- reading /proc from the host ---------------------------------------- */
 
@@ -105,7 +109,8 @@ static int main_pid(const char *name) {
 
 /* The fd target's workload: when /go appears, a forked tee (inheriting the
  * shell's limits) opens /f/1 .. /f/N_FILES in order, its errors on the
- * container's stderr, then /done. No redirections: busybox ash saves a
+ * container's stderr, then an ls of a missing file marks the end of that on
+ * stderr (PROBE_END), then /done. No redirections: busybox ash saves a
  * redirected descriptor at 10 or above and exits when the limit is lower.
  * A shell inside the container is the target, not a tool of ours. */
 static const char *probe_script(void) {
@@ -116,7 +121,9 @@ static const char *probe_script(void) {
                 "/busybox tee");
         for (int i = 1; i <= N_FILES; i++)
                 n += snprintf(s + n, sizeof(s) - (size_t)n, " /f/%d", i);
-        snprintf(s + n, sizeof(s) - (size_t)n, "; /busybox touch /done; fi; /busybox sleep 0.05; done");
+        snprintf(
+                s + n, sizeof(s) - (size_t)n,
+                "; /busybox ls /probe-end; /busybox touch /done; fi; /busybox sleep 0.05; done");
         return s;
 }
 
@@ -144,21 +151,39 @@ static bool start(const char *name, const char *service, const char *const *cmd)
 
 static void remove_all(void) {
         struct cmd_result r =
-                run_command(NULL, (const char *const[]){ "docker", "rm", "-f", FD_C, FS_C, HELD_C, NULL });
+                run_command(NULL, (const char *const[]){ "docker", "rm", "-f", fd_c, fs_c, held_c, NULL });
         cmd_result_done(&r);
+}
+
+/* The compose file with each container_name NAME as NAME-PID, at compose. */
+static bool write_compose(const char *root) {
+        char src[700];
+        snprintf(src, sizeof(src), "%s/%s", root, COMPOSE_SRC);
+        char *text = slurp(src);
+        FILE *f = fopen(compose, "we");
+        bool ok = f != NULL;
+        for (char *save = NULL, *line = strtok_r(text, "\n", &save); ok && line;
+             line = strtok_r(NULL, "\n", &save))
+                ok = (strstr(line, "container_name: ") ? fprintf(f, "%s-%d\n", line, (int)getpid())
+                                                       : fprintf(f, "%s\n", line)) > 0;
+        free(text);
+        return f && fclose(f) == 0 && ok;
 }
 
 /* ---- the probes --------------------------------------------------------- */
 
 /* What the fd container printed on stderr so far (malloc()ed). */
 static char *fd_logs(void) {
-        struct cmd_result r = run_command(NULL, (const char *const[]){ "docker", "logs", FD_C, NULL });
+        struct cmd_result r = run_command(NULL, (const char *const[]){ "docker", "logs", fd_c, NULL });
         char *text = strdup(r.err ? r.err : "");
         cmd_result_done(&r);
         return text;
 }
 
-/* How many of /f/1.. the container's tee could open; what it printed into err. */
+/* How many of /f/1.. the container's tee could open; what it printed into
+ * err. The probe's stderr is read up to its end mark, waited for: docker
+ * logs lags behind the container, and a line of this probe read by the next
+ * one would be counted as the next one's. */
 static unsigned tee_probe(int pid, char *err, size_t size) {
         char go[64], done[64], file[64];
         char *logs = fd_logs();
@@ -179,8 +204,17 @@ static unsigned tee_probe(int pid, char *err, size_t size) {
                 snprintf(file, sizeof(file), "/proc/%d/root/f/%d", pid, i);
                 n += access(file, F_OK) == 0;
         }
-        logs = fd_logs();
-        snprintf(err, size, "%s", strlen(logs) >= seen ? logs + seen : "");
+        char *end = NULL;
+        for (double t0 = monotonic_ms();; sleep_ms(20)) {
+                logs = fd_logs();
+                end = strlen(logs) >= seen ? strstr(logs + seen, PROBE_END) : NULL;
+                if (end || monotonic_ms() - t0 > LOG_MS)
+                        break;
+                free(logs);
+        }
+        if (!end)
+                fail_msg("the probe's end mark not in docker logs within %d ms:\n%s", LOG_MS, logs + seen);
+        snprintf(err, size, "%.*s", (int)(end - (logs + seen)), logs + seen);
         free(logs);
         return n;
 }
@@ -229,14 +263,35 @@ static void write_drill(const char *container, const char *fault) {
 static pid_t spawn_run(void) {
         demo_fresh_db(&demo);
         pid_t pid = demo_mayhem_spawn(
-                &demo, (const char *const[]){ "run", drill, "-c", COMPOSE, "--execute", NULL });
+                &demo, (const char *const[]){ "run", drill, "-c", compose, "--execute", NULL });
         assert_true(pid > 0);
         return pid;
 }
 
+static void fail_with_log(const char *what, int code);
+
+/* The run's exit code; a run still going after RUN_S is stopped (SIGTERM:
+ * it undoes what it holds; SIGKILL 30 s later) and the test fails with its log. */
 static int wait_run(pid_t pid) {
         int status = 0;
-        assert_int_equal(waitpid(pid, &status, 0), pid);
+        pid_t r;
+        double t0 = monotonic_ms();
+        while ((r = waitpid(pid, &status, WNOHANG)) == 0 && monotonic_ms() - t0 < RUN_S * 1000)
+                sleep_ms(20);
+        if (r == 0) {
+                kill(pid, SIGTERM);
+                for (double t1 = monotonic_ms(); (r = waitpid(pid, &status, WNOHANG)) == 0;)
+                        if (monotonic_ms() - t1 > 30000) {
+                                kill(pid, SIGKILL);
+                                waitpid(pid, &status, 0);
+                                break;
+                        } else
+                                sleep_ms(20);
+                char what[64];
+                snprintf(what, sizeof(what), "still running after %.0f s, stopped", RUN_S);
+                fail_with_log(what, -1);
+        }
+        assert_int_equal(r, pid);
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -319,14 +374,14 @@ static void assert_fd_baseline(int pid, const char *before) {
 }
 
 static void fd_once(unsigned limit) {
-        int pid = main_pid(FD_C);
+        int pid = main_pid(fd_c);
         char fault[96];
         char *before = proc_text(pid, "limits");
         unsigned long soft, hard;
         nofile(pid, &soft, &hard);
         assert_fd_baseline(pid, before);
         snprintf(fault, sizeof(fault), "{fault: fd.exhaust, duration: 4s, limit: %u}", limit);
-        write_drill(FD_C, fault);
+        write_drill(fd_c, fault);
         double t0 = monotonic_ms();
         pid_t run = spawn_run();
         wait_in_force(run, limits_changed, pid, before);
@@ -423,7 +478,7 @@ static void assert_host_unchanged(const char *before, const char *path) {
         char merged[PATH_MAX];
         char *after = slurp("/proc/self/mountinfo");
         if (strcmp(before, after) != 0) {
-                merged_dir(FS_C, merged, sizeof(merged));
+                merged_dir(fs_c, merged, sizeof(merged));
                 compare_side(before, after, "lost", merged, path);
                 compare_side(after, before, "gained", merged, path);
         }
@@ -431,21 +486,21 @@ static void assert_host_unchanged(const char *before, const char *path) {
 }
 
 static void fs_once(const char *path, const char *file) {
-        int pid = main_pid(FS_C);
+        int pid = main_pid(fs_c);
         char fault[128];
         char *host = slurp("/proc/self/mountinfo"), *inside = proc_text(pid, "mountinfo");
-        assert_writable(FS_C, file);
+        assert_writable(fs_c, file);
         snprintf(fault, sizeof(fault), "{fault: fs.read_only, duration: 4s, path: %s}", path);
-        write_drill(FS_C, fault);
+        write_drill(fs_c, fault);
         pid_t run = spawn_run();
         wait_in_force(run, mounts_changed, pid, inside);
         assert_mount_ro(pid, path);
-        assert_read_only(FS_C, file);
+        assert_read_only(fs_c, file);
         print_message("fs.read_only %s: touch %s refused with EROFS\n", path, file);
         int code = wait_run(run);
         if (code != 0)
                 fail_with_log("fs.read_only", code);
-        assert_writable(FS_C, file);
+        assert_writable(fs_c, file);
         char *inside_after = proc_text(pid, "mountinfo");
         assert_string_equal(inside_after, inside);
         assert_host_unchanged(host, path);
@@ -464,9 +519,9 @@ static void test_fs_read_only(void **state) {
  * applied from its settled record). */
 static void test_fs_root_busy(void **state) {
         (void)state;
-        int pid = main_pid(HELD_C);
+        int pid = main_pid(held_c);
         char *inside = proc_text(pid, "mountinfo");
-        write_drill(HELD_C, "{fault: fs.read_only, duration: 4s, path: /}");
+        write_drill(held_c, "{fault: fs.read_only, duration: 4s, path: /}");
         pid_t run = spawn_run();
         int code = wait_run(run);
         char *log = demo_spawn_log(&demo);
@@ -480,7 +535,7 @@ static void test_fs_root_busy(void **state) {
         json_decref(open);
         char *after = proc_text(pid, "mountinfo");
         assert_string_equal(after, inside);
-        assert_writable(HELD_C, "/x");
+        assert_writable(held_c, "/x");
         free(inside), free(after);
 }
 
@@ -509,11 +564,78 @@ static void recover(void) {
         json_decref(runs);
 }
 
-static void assert_no_residue(void) {
-        double until = monotonic_ms() + 5000;
-        while (demo_agents(0, NULL) > 0 && monotonic_ms() < until)
+/* This build's agents (demo_agents' rule: $MAYHEM_AGENT_BIN, not zombies)
+ * as pid and start time, so a pid reused later is another process. */
+struct agents {
+        size_t n;
+        struct {
+                int pid;
+                unsigned long long start;
+        } a[64];
+};
+
+static bool our_agent(int pid) {
+        static char want[PATH_MAX];
+        char path[64], exe[PATH_MAX];
+        const char *bin = getenv("MAYHEM_AGENT_BIN");
+        if (!bin || (!want[0] && !realpath(bin, want)))
+                return true;
+        snprintf(path, sizeof(path), "/proc/%d/exe", pid);
+        ssize_t n = readlink(path, exe, sizeof(exe) - 1);
+        if (n < 0)
+                return false;
+        exe[n] = '\0';
+        return strcmp(exe, want) == 0;
+}
+
+static void agents_now(struct agents *ret) {
+        DIR *d = opendir("/proc");
+        struct dirent *de;
+        ret->n = 0;
+        while (d && (de = readdir(d)) && ret->n < 64) {
+                int pid = (int)strtol(de->d_name, NULL, 10);
+                struct proc_stat st;
+                if (pid > 0 && proc_comm_is(pid, "mayhem-agent") && proc_stat_read(pid, &st) &&
+                    st.state != 'Z' && our_agent(pid)) {
+                        ret->a[ret->n].pid = pid;
+                        ret->a[ret->n++].start = st.start_time;
+                }
+        }
+        if (d)
+                closedir(d);
+}
+
+/* Agents running now that were not in before: the ones this case started
+ * (an agent another test left behind, a keeper, is not this case's to count);
+ * the last one's pid into *ret_pid. */
+static size_t agents_since(const struct agents *before, int *ret_pid) {
+        struct agents now;
+        size_t n = 0;
+        agents_now(&now);
+        for (size_t i = 0; i < now.n; i++) {
+                bool old = false;
+                for (size_t j = 0; j < before->n && !old; j++)
+                        old = before->a[j].pid == now.a[i].pid && before->a[j].start == now.a[i].start;
+                if (!old) {
+                        n++;
+                        *ret_pid = now.a[i].pid;
+                }
+        }
+        return n;
+}
+
+/* No agent of this case's left (waited for: a guardian ends after the agent
+ * it watched), and no lease open. */
+static void assert_no_residue(const struct agents *before) {
+        double t0 = monotonic_ms();
+        int left = 0;
+        size_t n;
+        while ((n = agents_since(before, &left)) > 0 && monotonic_ms() - t0 < LOG_MS)
                 sleep_ms(20);
-        assert_int_equal(demo_agents(0, NULL), 0);
+        if (n > 0)
+                fail_msg(
+                        "%zu agents of this case still running %d ms after recover (pid %d)", n, LOG_MS,
+                        left);
         json_t *open = INSPECT(&demo, "leases");
         assert_int_equal(json_array_size(open), 0);
         json_decref(open);
@@ -521,11 +643,13 @@ static void assert_no_residue(void) {
 
 static void test_fd_agent_killed(void **state) {
         (void)state;
-        int pid = main_pid(FD_C);
+        int pid = main_pid(fd_c);
         char *before = proc_text(pid, "limits");
         unsigned long soft, hard;
+        struct agents agents0;
+        agents_now(&agents0);
         nofile(pid, &soft, &hard);
-        write_drill(FD_C, "{fault: fd.exhaust, duration: 60s, limit: 12}");
+        write_drill(fd_c, "{fault: fd.exhaust, duration: 60s, limit: 12}");
         pid_t run = spawn_run();
         wait_in_force(run, limits_changed, pid, before);
         char *during = proc_text(pid, "limits");
@@ -535,26 +659,28 @@ static void test_fd_agent_killed(void **state) {
         assert_exhausted(pid, 12, hard);
         recover();
         assert_fd_baseline(pid, before);
-        assert_no_residue();
+        assert_no_residue(&agents0);
         free(before), free(during), free(still);
 }
 
 static void test_fs_agent_killed(void **state) {
         (void)state;
-        int pid = main_pid(FS_C);
+        int pid = main_pid(fs_c);
         char *host = slurp("/proc/self/mountinfo"), *inside = proc_text(pid, "mountinfo");
-        write_drill(FS_C, "{fault: fs.read_only, duration: 60s, path: /data}");
+        struct agents agents0;
+        agents_now(&agents0);
+        write_drill(fs_c, "{fault: fs.read_only, duration: 60s, path: /data}");
         pid_t run = spawn_run();
         wait_in_force(run, mounts_changed, pid, inside);
         kill_agent(run);
         assert_mount_ro(pid, "/data");
-        assert_read_only(FS_C, "/data/x");
+        assert_read_only(fs_c, "/data/x");
         recover();
-        assert_writable(FS_C, "/data/x");
+        assert_writable(fs_c, "/data/x");
         char *inside_after = proc_text(pid, "mountinfo");
         assert_string_equal(inside_after, inside);
         assert_host_unchanged(host, "/data");
-        assert_no_residue();
+        assert_no_residue(&agents0);
         free(host), free(inside), free(inside_after);
 }
 
@@ -576,20 +702,35 @@ static int recover_leftovers(void **state) {
         return 0;
 }
 
+/* The fd container's shell loop has made /f (its first command). */
+static bool probe_ready(void) {
+        struct engine_container c;
+        char f[64];
+        for (double t0 = monotonic_ms(); monotonic_ms() - t0 < 10000; sleep_ms(20)) {
+                if (!demo_inspect_container(fd_c, &c) || !c.running)
+                        continue;
+                snprintf(f, sizeof(f), "/proc/%d/root/f", (int)c.pid);
+                if (access(f, F_OK) == 0)
+                        return true;
+        }
+        fprintf(stderr, "%s: no /f within 10 s\n", fd_c);
+        return false;
+}
+
 static bool setup(void) {
         const char *root = getenv("MAYHEM_SOURCE_ROOT");
         char tool[600];
         snprintf(demo.root, sizeof(demo.root), "%s", root ? root : ".");
         snprintf(tool, sizeof(tool), "%s/tools/build-images", demo.root);
         remove_all();
-        return docker((const char *const[]){ tool, NULL }) &&
-               start(FD_C, "fd", (const char *const[]){ "/busybox", "sh", "-c", probe_script(), NULL }) &&
-               start(FS_C, "fs", NULL) &&
+        return write_compose(demo.root) && docker((const char *const[]){ tool, NULL }) &&
+               start(fd_c, "fd", (const char *const[]){ "/busybox", "sh", "-c", probe_script(), NULL }) &&
+               start(fs_c, "fs", NULL) &&
                /* a writer held open on / for as long as the container runs */
-               start(HELD_C, "held",
+               start(held_c, "held",
                      (const char *const[]){ "/busybox", "sh", "-c",
                                             "exec 3>/held; exec /busybox sleep infinity", NULL }) &&
-               docker((const char *const[]){ "docker", "exec", FS_C, "/busybox", "mkdir", "/data", NULL });
+               docker((const char *const[]){ "docker", "exec", fs_c, "/busybox", "mkdir", "/data", NULL });
 }
 
 int main(void) {
@@ -598,12 +739,16 @@ int main(void) {
                 return 77;
         engine_free(e);
         snprintf(drill, sizeof(drill), "/tmp/mayhem-resfs-%d.yaml", (int)getpid());
+        snprintf(compose, sizeof(compose), "/tmp/mayhem-resfs-%d.compose.yaml", (int)getpid());
+        snprintf(fd_c, sizeof(fd_c), "mayhem-resfs-fd-%d", (int)getpid());
+        snprintf(fs_c, sizeof(fs_c), "mayhem-resfs-fs-%d", (int)getpid());
+        snprintf(held_c, sizeof(held_c), "mayhem-resfs-held-%d", (int)getpid());
         demo_fresh_db(&demo);
-        if (!setup()) {
+        if (!setup() || !probe_ready()) {
                 remove_all();
+                unlink(compose);
                 return 1;
         }
-        sleep_ms(300); /* the shell loop made /f */
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_teardown(test_fd_exhaust, recover_leftovers),
                 cmocka_unit_test_teardown(test_fs_read_only, recover_leftovers),
@@ -614,6 +759,7 @@ int main(void) {
         int failed = cmocka_run_group_tests(tests, NULL, NULL);
         remove_all();
         unlink(drill);
+        unlink(compose);
         demo_fresh_db(&demo); /* removes the last one */
         return failed;
 }
