@@ -159,10 +159,16 @@ static void assert_times_out(const char *when) {
         assert_true(r.ms >= TIMED_OUT_MS);
 }
 
-static pid_t run_drill(void) {
-        char path[128];
-        demo_fresh_db(&demo);
+/* The drill of the current evidence database's run. */
+static const char *drill_path(void) {
+        static char path[128];
         snprintf(path, sizeof(path), "%s.drill.yaml", demo.db);
+        return path;
+}
+
+static pid_t run_drill(void) {
+        demo_fresh_db(&demo);
+        const char *path = drill_path();
         FILE *f = fopen(path, "w");
         assert_non_null(f);
         fprintf(f,
@@ -217,6 +223,7 @@ static void dns_case(const char *which) {
         free(log);
         assert_times_out("held");
         wait_done(pid);
+        unlink(drill_path());
         if (demo_net_residue(target_pid, why, sizeof(why)))
                 fail_msg("residue in the target's netns: %s", why);
         assert_resolves(peer_ip, "after the undo");
