@@ -227,6 +227,8 @@ int main(void) {
         const struct CMUnitTest tests[] = { cmocka_unit_test(test_controller_sigkill_16_lanes) };
         int failed = cmocka_run_group_tests(tests, NULL, NULL);
         remove_lanes();
+        unlink(compose);
+        unlink(drill);
         demo_down(&demo);
         return failed;
 }
