@@ -1,12 +1,17 @@
 #include "demo-harness.h"
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
+#include "basic/clock.h"
 #include "basic/fileio.h"
 #include "common/proc-stat.h"
 #include "engine/engine.h"
@@ -206,7 +211,9 @@ static bool our_agent(int pid) {
         return strcmp(exe, want) == 0;
 }
 
-int demo_agents(int parent, int *ret_pid) {
+/* parent > 0: its children only; since > 0: only those started at that
+ * boot-relative clock tick or later. */
+static int count_agents(int parent, unsigned long long since, int *ret_pid) {
         DIR *d = opendir("/proc");
         struct dirent *de;
         int n = 0;
@@ -216,7 +223,7 @@ int demo_agents(int parent, int *ret_pid) {
                 if (pid <= 0 || !proc_comm_is(pid, "mayhem-agent") || !proc_stat_read(pid, &st) ||
                     st.state == 'Z' || !our_agent(pid))
                         continue;
-                if (parent > 0 && st.ppid != parent)
+                if ((parent > 0 && st.ppid != parent) || st.start_time < since)
                         continue;
                 n++;
                 if (ret_pid)
@@ -225,4 +232,58 @@ int demo_agents(int parent, int *ret_pid) {
         if (d)
                 closedir(d);
         return n;
+}
+
+int demo_agents(int parent, int *ret_pid) {
+        return count_agents(parent, 0, ret_pid);
+}
+
+int demo_agents_new(int *ret_pid) {
+        static unsigned long long self_started;
+        struct proc_stat self;
+        if (!self_started && proc_stat_read(getpid(), &self))
+                self_started = self.start_time;
+        return count_agents(0, self_started, ret_pid);
+}
+
+int demo_wait_run(const struct demo *d, pid_t pid, double timeout_ms) {
+        int code = demo_wait_exit(pid, timeout_ms);
+        if (code < 0) {
+                char *log = demo_spawn_log(d);
+                fprintf(stderr, "mayhem (pid %d) still ran after %.0f s: SIGKILLed. It printed:\n%s\n",
+                        (int)pid, timeout_ms / 1000, log);
+                free(log);
+        }
+        return code;
+}
+
+/* One GET: whether the answer's status line says 200. */
+static bool http_get_ok(const char *ip, int port, const char *path) {
+        struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+        struct timeval tv = { .tv_sec = 1 };
+        char req[256], reply[64] = "";
+        if (inet_pton(AF_INET, ip, &a.sin_addr) != 1)
+                return false;
+        int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (fd < 0)
+                return false;
+        /* connect() too is bounded by SO_SNDTIMEO on Linux */
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+        int n = snprintf(req, sizeof(req), "GET %s HTTP/1.0\r\nHost: %s\r\n\r\n", path, ip);
+        ssize_t got = -1;
+        if (connect(fd, (struct sockaddr *)&a, sizeof(a)) == 0 && write(fd, req, (size_t)n) == n)
+                got = read(fd, reply, sizeof(reply) - 1);
+        close(fd);
+        if (got <= 0)
+                return false;
+        reply[got] = '\0';
+        return strncmp(reply, "HTTP/1.", 7) == 0 && strncmp(reply + 8, " 200", 4) == 0;
+}
+
+bool demo_wait_http(const char *ip, int port, const char *path, double timeout_ms) {
+        for (double until = monotonic_ms() + timeout_ms; monotonic_ms() < until; sleep_ms(50))
+                if (http_get_ok(ip, port, path))
+                        return true;
+        return false;
 }

@@ -4,9 +4,13 @@
  * target, the real mayhem binary as the thing under test, a temporary
  * evidence database, and JSON from `mayhem inspect`. */
 
+#include <errno.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/wait.h>
+#include <time.h>
 
 #include "common/run-command.h"
 #include "engine/engine.h"
@@ -56,6 +60,46 @@ bool demo_net_residue(int pid, char *why, size_t size);
  * them, or the children of parent (> 0). The count; *ret_pid (may be NULL)
  * gets the last one seen. */
 int demo_agents(int parent, int *ret_pid);
+
+/* Agents as demo_agents(0, ret_pid) counts them, but only those started
+ * since this test process began: a keeper an earlier test left behind (its
+ * lease still running out) is not this test's residue. */
+int demo_agents_new(int *ret_pid);
+
+/* Waits for a child of this process to end, polling every 20 ms under a
+ * monotonic deadline of timeout_ms: its exit code, or 128 + the signal that
+ * ended it. At the deadline it is SIGKILLed and reaped, and the answer is -1:
+ * the caller fails, saying what it waited for. Inline (this header only), so
+ * tests that do not link the harness use it too. */
+static inline int demo_wait_exit(pid_t pid, double timeout_ms) {
+        struct timespec now, tick = { .tv_nsec = 20 * 1000 * 1000 };
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        double until = (double)now.tv_sec * 1000.0 + (double)now.tv_nsec / 1e6 + timeout_ms;
+        int status = 0;
+        for (;;) {
+                pid_t r = waitpid(pid, &status, WNOHANG);
+                if (r == pid)
+                        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+                if (r < 0 && errno != EINTR)
+                        return -1; /* not our child, or already reaped */
+                clock_gettime(CLOCK_MONOTONIC, &now);
+                if ((double)now.tv_sec * 1000.0 + (double)now.tv_nsec / 1e6 >= until)
+                        break;
+                nanosleep(&tick, NULL);
+        }
+        kill(pid, SIGKILL);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+        return -1;
+}
+
+/* demo_wait_exit() on a mayhem run of demo_mayhem_spawn(): on the deadline
+ * it says so on stderr with everything the run printed (demo_spawn_log). */
+int demo_wait_run(const struct demo *d, pid_t pid, double timeout_ms);
+
+/* Polls http://IP:PORT/PATH every 50 ms until it answers 200, for at most
+ * timeout_ms: whether it did (a container's service has bound its port). */
+bool demo_wait_http(const char *ip, int port, const char *path, double timeout_ms);
 
 #define MAYHEM(d, ...)  demo_mayhem((d), (const char *const[]){ __VA_ARGS__, NULL })
 #define INSPECT(d, ...) demo_inspect((d), (const char *const[]){ "inspect", __VA_ARGS__, "--json", NULL })

@@ -164,15 +164,19 @@ static void test_stuck_undo_holds_up_nothing(void **state) {
         json_t *a = leased(s.agent, "container.pause", stuck, 1),
                *b = leased(s.agent, "proc.pause", other, 2);
         pid_t other_pid = inspect(other).pid;
-        for (int i = 0; i < 100 && proc_state_of(other_pid) != 'T'; i++)
+        for (double until = monotonic_ms() + 10000;
+             proc_state_of(other_pid) != 'T' && monotonic_ms() < until;)
                 sleep_ms(10);
         assert_true(inspect(stuck).paused);
-        assert_int_equal(proc_state_of(other_pid), 'T');
+        if (proc_state_of(other_pid) != 'T')
+                fail_msg(
+                        "%s's process (pid %d) not stopped 10 s after proc.pause was injected: state %c",
+                        other, (int)other_pid, proc_state_of(other_pid));
 
         pthread_t t;
         double t0 = monotonic_ms();
         assert_int_equal(pthread_create(&t, NULL, stop_agent, &s), 0);
-        while (proc_state_of(other_pid) == 'T' && monotonic_ms() - t0 < 5000)
+        while (proc_state_of(other_pid) == 'T' && monotonic_ms() - t0 < 15000)
                 sleep_ms(5);
         double other_back = monotonic_ms() - t0;
         pthread_join(t, NULL);
@@ -180,8 +184,14 @@ static void test_stuck_undo_holds_up_nothing(void **state) {
                 "stdin closed: %s running again after %.0f ms; the agent gone after %.1f s with the "
                 "unpause of %s unanswered\n",
                 other, other_back, s.took_ms / 1000, stuck);
-        assert_true(other_back < 2000);
-        assert_true(s.took_ms < 25000);     /* AGENT_RELEASE_MS and the exit, not the client's 30 s kill */
+        /* Queued behind the unpause, the other undo would wait out AGENT_RELEASE_MS (20 s)
+         * or never come; at once it takes well under a second on a quiet machine, seconds
+         * on a loaded one under the sanitizer. */
+        if (other_back >= 10000)
+                fail_msg("%s still stopped %.0f ms after the agent's stdin closed", other, other_back);
+        /* AGENT_RELEASE_MS, then the agent's exit (LeakSanitizer's report included), not
+         * the client's 30 s kill */
+        assert_true(s.took_ms < 28000);
         assert_true(inspect(stuck).paused); /* what the hung engine kept: for recovery */
         assert_true(docker((const char *const[]){ "docker", "unpause", stuck, NULL }));
         json_decref(a);

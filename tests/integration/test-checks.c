@@ -10,7 +10,7 @@
  * 8080 and fails on 8081 (nothing listens: refused). execution: service
  * on a service of two replicas probes from the one that runs when the other
  * is paused, and fails naming both when both are. execution: process probes
- * from a host process in a netns of the test's own (ck14-ns): its
+ * from a host process in a netns of the test's own (ck14-ns-PID): its
  * 127.0.0.1:9099 answers there and not on the host's loopback. Needs root. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -31,17 +31,27 @@
 
 #include "common/run-command.h"
 
-#define NET     "ck14-net"
 #define A       "ck14-a"
 #define B       "ck14-b"
 #define ALIAS   "ck14-web"
 #define R1      "ck14-r-1"
 #define R2      "ck14-r-2"
-#define NETNS   "ck14-ns"
 #define NS_PORT "9099"
 #define COMPOSE "tests/data/compose/checks/compose.yaml"
-#define DB      "/tmp/ck14-checks.db"
-#define DRILL   "/tmp/ck14-checks.yaml"
+
+/* ck14-net-PID, ck14-ns-PID, /tmp/ck14-checks-PID.{db,yaml}: two checkouts'
+ * runs never share them. The containers keep the names the compose file
+ * gives them. */
+static char net[32], netns[32], netns_path[64], db[64], drill_path[64];
+
+static void name_things(void) {
+        int pid = (int)getpid();
+        snprintf(net, sizeof(net), "ck14-net-%d", pid);
+        snprintf(netns, sizeof(netns), "ck14-ns-%d", pid);
+        snprintf(netns_path, sizeof(netns_path), "/run/netns/%s", netns);
+        snprintf(db, sizeof(db), "/tmp/ck14-checks-%d.db", pid);
+        snprintf(drill_path, sizeof(drill_path), "/tmp/ck14-checks-%d.yaml", pid);
+}
 
 static const char *root(void) {
         const char *r = getenv("MAYHEM_SOURCE_ROOT");
@@ -57,47 +67,51 @@ static int docker(const char *const *argv) {
 
 #define DOCKER(...) docker((const char *const[]){ "docker", __VA_ARGS__, NULL })
 
-static pid_t ns_server; /* busybox httpd in NETNS, on its 127.0.0.1 only */
+static pid_t ns_server; /* busybox httpd in netns, on its 127.0.0.1 only */
 
 static void remove_all(void) {
         DOCKER("rm", "-f", A, B, R1, R2);
-        DOCKER("network", "rm", NET);
+        DOCKER("network", "rm", net);
         if (ns_server > 0) {
                 kill(ns_server, SIGKILL);
                 waitpid(ns_server, NULL, 0);
                 ns_server = 0;
         }
-        struct cmd_result r = run_command(NULL, (const char *const[]){ "ip", "netns", "del", NETNS, NULL });
+        struct cmd_result r = run_command(NULL, (const char *const[]){ "ip", "netns", "del", netns, NULL });
         cmd_result_done(&r);
-        static const char *const files[] = { DB, DB "-wal", DB "-shm", DRILL };
-        for (size_t i = 0; i < 4; i++)
-                unlink(files[i]);
+        static const char *const suffixes[] = { "", "-wal", "-shm" };
+        char path[80];
+        for (size_t i = 0; i < 3; i++) {
+                snprintf(path, sizeof(path), "%s%s", db, suffixes[i]);
+                unlink(path);
+        }
+        unlink(drill_path);
 }
 
 static int stack_up(void) {
         remove_all();
-        if (DOCKER("network", "create", NET) != 0)
+        if (DOCKER("network", "create", net) != 0)
                 return -1;
-        if (DOCKER("run", "-d", "--name", B, "--network", NET, "--network-alias", ALIAS, "--label",
+        if (DOCKER("run", "-d", "--name", B, "--network", net, "--network-alias", ALIAS, "--label",
                    "com.docker.compose.project=ck14", "--label", "com.docker.compose.service=b",
                    "mayhem-test-busybox:latest", "/busybox", "httpd", "-f", "-p", "8080", "-h", "/etc") != 0)
                 return -1;
         for (int i = 0; i < 2; i++)
-                if (DOCKER("run", "-d", "--name", i ? R2 : R1, "--network", NET, "--label",
+                if (DOCKER("run", "-d", "--name", i ? R2 : R1, "--network", net, "--label",
                            "com.docker.compose.project=ck14", "--label", "com.docker.compose.service=r",
                            "mayhem-test-busybox:latest", "/busybox", "sleep", "3600") != 0)
                         return -1;
         return DOCKER(
-                "run", "-d", "--name", A, "--network", NET, "--label", "com.docker.compose.project=ck14",
+                "run", "-d", "--name", A, "--network", net, "--label", "com.docker.compose.project=ck14",
                 "--label", "com.docker.compose.service=a", "mayhem-test-net:latest");
 }
 
 /* A host process in a network namespace of its own, serving on that
  * namespace's loopback: only a probe from its side reaches it. */
 static int ns_server_up(void) {
-        static const char *const steps[][8] = {
-                { "ip", "netns", "add", NETNS, NULL },
-                { "ip", "-n", NETNS, "link", "set", "lo", "up", NULL },
+        const char *const steps[][8] = {
+                { "ip", "netns", "add", netns, NULL },
+                { "ip", "-n", netns, "link", "set", "lo", "up", NULL },
         };
         for (size_t i = 0; i < 2; i++) {
                 struct cmd_result r = run_command(NULL, steps[i]);
@@ -106,7 +120,7 @@ static int ns_server_up(void) {
                 if (x != 0)
                         return -1;
         }
-        int fd = open("/run/netns/" NETNS, O_RDONLY | O_CLOEXEC);
+        int fd = open(netns_path, O_RDONLY | O_CLOEXEC);
         if (fd < 0)
                 return -1;
         ns_server = fork();
@@ -121,7 +135,7 @@ static int ns_server_up(void) {
 }
 
 static struct cmd_result mayhem(const char *const *args) {
-        const char *argv[16] = { getenv("MAYHEM_BIN"), "--db", DB };
+        const char *argv[16] = { getenv("MAYHEM_BIN"), "--db", db };
         size_t n = 3;
         for (; *args && n < 15; args++)
                 argv[n++] = *args;
@@ -130,7 +144,7 @@ static struct cmd_result mayhem(const char *const *args) {
 }
 
 static void write_drill(const char *text) {
-        FILE *f = fopen(DRILL, "we");
+        FILE *f = fopen(drill_path, "we");
         assert_non_null(f);
         fputs(text, f);
         fclose(f);
@@ -139,7 +153,7 @@ static void write_drill(const char *text) {
 static void run_drill(const char *text, const char *must_say) {
         write_drill(text);
         struct cmd_result r =
-                mayhem((const char *const[]){ "run", DRILL, "-c", COMPOSE, "--execute", NULL });
+                mayhem((const char *const[]){ "run", drill_path, "-c", COMPOSE, "--execute", NULL });
         print_message("%s", r.err);
         if (r.exit != 0 || !strstr(r.out, must_say))
                 fail_msg("mayhem run exited %d:\n%s%s", r.exit, r.out, r.err);
@@ -148,13 +162,13 @@ static void run_drill(const char *text, const char *must_say) {
 
 /* The latest observation of source in the latest run: its value and detail. */
 static double observed(const char *source, char *detail, size_t size) {
-        sqlite3 *db = NULL;
+        sqlite3 *h = NULL;
         sqlite3_stmt *st = NULL;
         double v = -1;
-        assert_int_equal(sqlite3_open_v2(DB, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+        assert_int_equal(sqlite3_open_v2(db, &h, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
         assert_int_equal(
                 sqlite3_prepare_v2(
-                        db,
+                        h,
                         "SELECT json_extract(data_json, '$.value'), json_extract(data_json, '$.detail') "
                         "FROM observations WHERE source = ? ORDER BY id DESC LIMIT 1",
                         -1, &st, NULL),
@@ -166,7 +180,7 @@ static double observed(const char *source, char *detail, size_t size) {
         } else
                 fail_msg("no observation %s", source);
         sqlite3_finalize(st);
-        sqlite3_close(db);
+        sqlite3_close(h);
         print_message("%s = %g (%s)\n", source, v, detail);
         return v;
 }
@@ -366,6 +380,7 @@ static void test_process_locus(void **state) {
 int main(void) {
         if (geteuid() != 0 || DOCKER("info") != 0)
                 return 77;
+        name_things();
         if (stack_up() != 0 || ns_server_up() != 0) {
                 remove_all();
                 return 1;

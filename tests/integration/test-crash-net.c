@@ -1,10 +1,11 @@
 /* Many network faults at once, and the controller SIGKILLed while they are
  * held: 16 containers, one parallel step, each lane a different network
  * fault (owner tables, the NFQUEUE shaper, tbf and the IFB, the device's MTU
- * and state). 20 rounds: every lane is in force before the kill, and 3 s
- * after it no netns holds anything of ours, every device is back (MTU 1500,
- * up), no agent is left, and `mayhem janitor --execute` leaves no open
- * lease. Slow (about 4 minutes): run in one build only (README). */
+ * and state). 20 rounds: every lane is in force before the kill, and within
+ * 15 s after it (a second or two on a quiet machine: the worst is printed)
+ * no netns holds anything of ours, every device is back (MTU 1500, up), no
+ * agent is left, and `mayhem janitor --execute` leaves no open lease. Slow
+ * (about 4 minutes): run in one build only (README). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -25,9 +26,13 @@
 #define WIDE_BLAST "tests/data/config/wide-blast.yaml"
 #include "engine/engine.h"
 
-#define LANES       16
-#define ROUNDS      20
-#define BACK_WITHIN 3000.0
+#define LANES  16
+#define ROUNDS 20
+/* One scan of the 16 lanes is 64 nsenter runs, seconds on a loaded machine;
+ * 15 s is still below the agent's own release bound (AGENT_RELEASE_MS, 20 s)
+ * and far below a lease's TTL (120 s at least): only the dead-man's switch
+ * puts everything back this soon. */
+#define BACK_WITHIN 15000.0
 #define IMAGE       "mayhem-test-net:latest"
 
 static struct demo demo;
@@ -54,14 +59,15 @@ static const char *const faults[LANES] = {
         "{fault: net.interface_down}",
 };
 
+/* mayhem-cn-PID-NN: two checkouts' runs never share a lane. */
 static void name_of(int i, char *buf, size_t size) {
-        snprintf(buf, size, "mayhem-cn-%02d", i);
+        snprintf(buf, size, "mayhem-cn-%d-%02d", (int)getpid(), i);
 }
 
 static void write_files(void) {
         FILE *c = fopen(compose, "we"), *d = fopen(drill, "we");
         assert_true(c && d);
-        fprintf(c, "name: cn\nservices:\n");
+        fprintf(c, "name: cn-%d\nservices:\n", (int)getpid());
         fprintf(d, "kind: drill\nname: crash-net\ncontainers:\n");
         for (int i = 0; i < LANES; i++) {
                 char name[32];
@@ -105,14 +111,15 @@ static bool start_lanes(void) {
         if (engine_open(ENGINE_DOCKER, NULL, &e, NULL) < 0)
                 return false;
         bool ok = true;
+        char project[48];
+        snprintf(project, sizeof(project), "com.docker.compose.project=cn-%d", (int)getpid());
         for (int i = 0; i < LANES && ok; i++) {
                 char name[32], label[64];
                 struct engine_container c;
                 name_of(i, name, sizeof(name));
                 snprintf(label, sizeof(label), "com.docker.compose.service=lane%02d", i);
-                ok = docker((const char *const[]){ "docker", "run", "-d", "--name", name, "--label",
-                                                   "com.docker.compose.project=cn", "--label", label, IMAGE,
-                                                   NULL }) &&
+                ok = docker((const char *const[]){ "docker", "run", "-d", "--name", name, "--label", project,
+                                                   "--label", label, IMAGE, NULL }) &&
                      engine_container_inspect(e, name, &c, NULL) >= 0;
                 pids[i] = ok ? c.pid : 0;
         }
@@ -170,18 +177,20 @@ static void one_round(int round) {
         if (in_force_lines() < LANES) {
                 char *log = demo_spawn_log(&demo);
                 kill(pid, SIGKILL);
-                waitpid(pid, NULL, 0);
+                demo_wait_exit(pid, 10000);
                 fail_msg("round %d: %d of %d lanes in force:\n%s", round, in_force_lines(), LANES, log);
         }
         kill(pid, SIGKILL);
         double t0 = monotonic_ms();
-        waitpid(pid, NULL, 0);
+        if (demo_wait_exit(pid, 10000) < 0)
+                fail_msg("round %d: the controller did not die of SIGKILL within 10 s", round);
         while (lanes_with_residue(why, sizeof(why)) > 0 && monotonic_ms() - t0 < BACK_WITHIN)
                 sleep_ms(20);
         double took = monotonic_ms() - t0;
         int left = lanes_with_residue(why, sizeof(why));
         if (left)
                 fail_msg("round %d: %d lane(s) not back %.0f ms after the kill: %s", round, left, took, why);
+        print_message("round %d: every lane back %.0f ms after the kill\n", round, took);
         worst_ms = took > worst_ms ? took : worst_ms;
         struct cmd_result r = MAYHEM(&demo, "janitor", "--execute");
         if (r.exit != 0)
@@ -218,6 +227,8 @@ int main(void) {
         const struct CMUnitTest tests[] = { cmocka_unit_test(test_controller_sigkill_16_lanes) };
         int failed = cmocka_run_group_tests(tests, NULL, NULL);
         remove_lanes();
+        unlink(compose);
+        unlink(drill);
         demo_down(&demo);
         return failed;
 }

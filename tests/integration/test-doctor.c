@@ -14,8 +14,10 @@
 
 #include <jansson.h>
 
+#include "basic/clock.h"
 #include "basic/macro.h"
 #include "common/run-command.h"
+#include "common/sanitizer.h"
 #include "config.h"
 
 /* `mayhem doctor` on this machine, against the real dockerd and the real
@@ -26,10 +28,10 @@
  * agent's report masked by kernel-mask-agent) bypasses net.latency, which
  * the netem line names, and exits 3; an unwritable journal exits 3; and
  * doctor leaves the host as it found it (nft tables, qdiscs, containers);
- * --fidelity's figures are within tolerance, in under 2 minutes, and leave
- * nothing behind either. */
+ * --fidelity measures every row (within tolerance and in under 2 minutes in
+ * the plain build) and leaves nothing behind either. */
 
-#define DB "/tmp/dr15-doctor.db"
+static char db_path[64]; /* /tmp/dr15-doctor-PID.db */
 
 static const char *mayhem(void) {
         return getenv("MAYHEM_BIN");
@@ -76,17 +78,25 @@ static char *sorted_lines(const char *text) {
         return out;
 }
 
+/* What doctor could leave on the host, and only that: mayhem's nft tables,
+ * qdiscs with our handle 6d68:, the fidelity table's container and image.
+ * Everything else on a shared machine (other users' containers, images,
+ * their qdiscs) comes and goes on its own and is no business of this test. */
 static char *host_state(void) {
         const char *nft[] = { "nft", "list", "tables", NULL }, *tc[] = { "tc", "qdisc", "show", NULL },
                    *ps[] = { "docker", "ps", "-a", "--format", "{{.Names}}", NULL },
                    *img[] = { "docker", "images", "--format", "{{.Repository}}", NULL };
         const char *const *cmds[] = { nft, tc, ps, img };
+        const char *const ours[] = { "mayhem", "6d68:", "mayhem-fidelity-", "mayhem-fidelity-" };
         size_t size = 1 << 16, used = 0;
         char *s = calloc(1, size);
         for (size_t i = 0; i < 4; i++) {
                 struct cmd_result r = run_command(NULL, cmds[i]);
-                char *lines = sorted_lines(r.out ? r.out : "");
-                used += (size_t)snprintf(s + used, size - used, "%s---\n", lines);
+                char *lines = sorted_lines(r.out ? r.out : ""), *save = NULL;
+                for (char *l = strtok_r(lines, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+                        if (strstr(l, ours[i]))
+                                used += (size_t)snprintf(s + used, size - used, "%s\n", l);
+                used += (size_t)snprintf(s + used, size - used, "---\n");
                 free(lines);
                 cmd_result_done(&r);
         }
@@ -96,7 +106,7 @@ static char *host_state(void) {
 static void test_text_names_netem(void **state) {
         (void)state;
         char *before = host_state();
-        struct cmd_result r = doctor(DB, NULL);
+        struct cmd_result r = doctor(db_path, NULL);
         char line[4096];
         if (r.exit != 0 && r.exit != 3)
                 fail_msg("doctor exit %d\n%s%s", r.exit, r.out, r.err);
@@ -127,7 +137,7 @@ static void test_text_names_netem(void **state) {
 
 static void test_json_parses(void **state) {
         (void)state;
-        struct cmd_result r = doctor(DB, "--json");
+        struct cmd_result r = doctor(db_path, "--json");
         json_error_t err;
         json_t *a = json_loads(r.out, 0, &err);
         if (!json_is_array(a))
@@ -158,7 +168,7 @@ static void test_masked_kernel_bypasses(void **state) {
         (void)state;
         setenv("MAYHEM_AGENT", getenv("MAYHEM_KERNEL_MASK_AGENT"), 1);
         setenv("MAYHEM_REAL_AGENT", getenv("MAYHEM_AGENT_BIN"), 1);
-        struct cmd_result r = doctor(DB, NULL);
+        struct cmd_result r = doctor(db_path, NULL);
         unsetenv("MAYHEM_AGENT");
         char line[4096];
         assert_int_equal(r.exit, 3);
@@ -191,29 +201,44 @@ static void test_unwritable_journal(void **state) {
         cmd_result_done(&r);
 }
 
-/* --fidelity on this machine: under 2 minutes, every figure within the
- * integration tests' tolerances, and nothing left behind. Its rows: the 11
- * network faults, 4 of the process family (proc.pause, fd.exhaust,
- * process.stop, process.kill) and container.pause, cpu.saturate and
- * mem.exhaust. */
+/* --fidelity on this machine: every row measured on a run that injected and
+ * exited 0, and nothing left behind. In the plain build also under 2
+ * minutes, with every figure within the integration tests' tolerances; under
+ * the sanitizer the agent and its NFQUEUE shaper run two to three times
+ * slower, so the figures (a latency within 10 %, a pause within 0.5 s, a
+ * CPU share within 5 points over one 3 s window) judge the sanitizer, not
+ * mayhem: there only their presence is checked. Its rows: the 11 network
+ * faults, 4 of the process family (proc.pause, fd.exhaust, process.stop,
+ * process.kill) and container.pause, cpu.saturate and mem.exhaust. */
 #define FIDELITY_ROWS 18
 static void test_fidelity(void **state) {
         (void)state;
         char *before = host_state();
         const char *argv[] = { mayhem(), "doctor", "--fidelity", "--json", NULL };
-        time_t start = time(NULL);
+        double start = monotonic_ms();
         struct cmd_result r = run_command(NULL, argv);
-        double took = difftime(time(NULL), start);
-        print_message("doctor --fidelity: %.0f s\n%s", took, r.out);
-        assert_true(took < 120);
+        double took = (monotonic_ms() - start) / 1000;
+        print_message(
+                "doctor --fidelity: %.0f s%s\n%s", took, under_sanitizer() ? " (sanitizer build)" : "",
+                r.out);
+        if (!under_sanitizer() && took >= 120)
+                fail_msg("doctor --fidelity took %.0f s, not under 120", took);
         json_t *rows = json_loads(r.out, 0, NULL);
         if (r.exit != 0 || json_array_size(rows) != FIDELITY_ROWS)
                 fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
         size_t i;
         json_t *row;
         json_array_foreach(rows, i, row) {
-                assert_true(json_is_true(json_object_get(row, "within")));
-                assert_int_equal(json_integer_value(json_object_get(row, "run_exit")), 0);
+                const char *fault = json_string_value(json_object_get(row, "fault")),
+                           *achieved = json_string_value(json_object_get(row, "achieved"));
+                if (json_integer_value(json_object_get(row, "run_exit")) != 0 ||
+                    !json_is_true(json_object_get(row, "measured")) || !achieved ||
+                    strncmp(achieved, "not measured", 12) == 0)
+                        fail_msg("%s: not injected and measured: %s", fault, achieved ? achieved : "-");
+                if (!under_sanitizer() && !json_is_true(json_object_get(row, "within")))
+                        fail_msg(
+                                "%s: %s, outside %s", fault, achieved,
+                                json_string_value(json_object_get(row, "tolerance")));
         }
         assert_string_equal(
                 json_string_value(json_object_get(json_array_get(rows, 0), "delivery")),
@@ -272,13 +297,14 @@ int main(void) {
         cmd_result_done(&v);
         if (!up)
                 return 77;
-        unlink(DB);
+        snprintf(db_path, sizeof(db_path), "/tmp/dr15-doctor-%d.db", (int)getpid());
+        unlink(db_path);
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_text_names_netem),        cmocka_unit_test(test_json_parses),
                 cmocka_unit_test(test_masked_kernel_bypasses),  cmocka_unit_test(test_unwritable_journal),
                 cmocka_unit_test(test_fidelity_without_target), cmocka_unit_test(test_fidelity),
         };
         int rc = cmocka_run_group_tests(tests, NULL, NULL);
-        unlink(DB);
+        unlink(db_path);
         return rc;
 }

@@ -21,6 +21,7 @@
 #include "common/proc-stat.h"
 #include "common/run-command.h"
 #include "basic/clock.h"
+#include "demo-harness.h" /* demo_wait_exit(), inline: this test does not link the harness */
 
 /* The journal fails under a run. Every write a one-fault run makes is
  * failed in turn (faulty-journal-mayhem: the real CLI with sqlite3_step
@@ -136,9 +137,18 @@ static void test_every_write_fails(void **state) {
         fresh_store();
         write_drill(1);
         /* The observer's samples make the count vary by a few from run to
-         * run: a point a run did not reach is counted apart, never judged. */
-        unsigned long n = writes_of_a_run(), before = 0, after = 0, unreached = 0;
+         * run (fewer on a loaded machine): the points tried are those the
+         * fewest-writing of three clean runs reached, and a point a run did
+         * not reach is counted apart, never judged. */
+        unsigned long n = 0, before = 0, after = 0, unreached = 0;
+        for (int i = 0; i < 3; i++) {
+                fresh_store();
+                unsigned long w = writes_of_a_run();
+                print_message("clean run %d: %lu writes\n", i + 1, w);
+                n = i == 0 || w < n ? w : n;
+        }
         assert_true(n > 5 && n < 500);
+        double t0 = monotonic_ms();
         for (unsigned long k = 1; k <= n; k++) {
                 char spec[32], when[48];
                 snprintf(
@@ -164,12 +174,12 @@ static void test_every_write_fails(void **state) {
                 cmd_result_done(&r);
                 assert_consistent(when);
         }
-        assert_true(unreached <= 5);
         print_message(
-                "%lu writes in a run, each failed in turn: %lu refused before anything was touched "
-                "(exit 3), %lu undone (exit 7), %lu not reached by that run; the victim running and no "
-                "open lease after every one\n",
-                n, before, after, unreached);
+                "%lu writes in a run, each failed in turn (%.0f s): %lu refused before anything was "
+                "touched (exit 3), %lu undone (exit 7), %lu not reached by that run; the victim running "
+                "and no open lease after every one\n",
+                n, (monotonic_ms() - t0) / 1000, before, after, unreached);
+        assert_true(unreached <= 5);
 }
 
 /* ---- a real store failing while the fault is held ------------------------- */
@@ -208,13 +218,15 @@ static void wait_in_force(pid_t pid) {
         fail_msg("the fault never came into force:\n%s", log);
 }
 
-/* Waits for the run to end; its exit status, the victim running by then. */
+/* Waits for the run to end (60 s at most: the busy timeout is 5 s, the
+ * undo a second); its exit status, the victim running by then. */
 static int run_exit(pid_t pid, double *ret_ms) {
         double t0 = monotonic_ms();
-        int status = 0;
-        waitpid(pid, &status, 0);
+        int code = demo_wait_exit(pid, 60000);
         *ret_ms = monotonic_ms() - t0;
         char *log = run_log();
+        if (code < 0)
+                fail_msg("the run did not end within 60 s:\n%s", log);
         if (proc_state_of(victim) == 'T')
                 fail_msg("the run exited and the victim is still stopped:\n%s", log);
         if (strstr(log, "**status**: completed"))
@@ -222,13 +234,16 @@ static int run_exit(pid_t pid, double *ret_ms) {
         if (!strstr(log, "[EVIDENCE]"))
                 fail_msg("no [EVIDENCE] line:\n%s", log);
         free(log);
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        return code;
 }
 
-/* A connection of ours holding the write lock, as another writer would. */
+/* A connection of ours holding the write lock, as another writer would.
+ * The run writes every 200 ms: taking the lock waits out a write in flight,
+ * as a writer with a busy timeout does. */
 static sqlite3 *lock_store(void) {
         sqlite3 *h = NULL;
         assert_int_equal(sqlite3_open(db, &h), SQLITE_OK);
+        assert_int_equal(sqlite3_busy_timeout(h, 5000), SQLITE_OK);
         assert_int_equal(sqlite3_exec(h, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
         return h;
 }

@@ -1,12 +1,18 @@
 /* SLOs and steady state judged on a real run (issue 14, part 3): mayhem run
- * --execute against a container of mayhem-demo-api (jd14-api), an
+ * --execute against a container of mayhem-demo-api (jd14-api-PID), an
  * observability probe of its HTTP port from the host, net.latency on it (the
  * agent's shaper), and what the run wrote to SQLite read afterwards. An SLO
- * p95 < 150 ms fails while a 200 ms delay is held (measured by hand: p95
+ * p95 < 300 ms fails while a 200 ms delay is held (measured by hand: p95
  * 404 ms, SYN-ACK and reply both delayed) and passes without it (~1 ms); a
- * steady-state signal (expect lte 50 ms) degrades within 10x under 50 ms
- * (measured ~100 ms) and recovers after the undo, or is not-recovered when
- * the fault is kept (recovery: false; recover execute undoes it after). */
+ * steady-state signal (expect lte 150 ms) degrades within 10x under 200 ms
+ * (measured ~400 ms) and recovers after the undo, or is not-recovered when
+ * the fault is kept (recovery: false; recover execute undoes it after).
+ *
+ * The bounds sit well apart from both sides: a probe's statistic here is the
+ * max of a handful of samples (p95 of ~8, steady state's max, src/run/
+ * steady-state.c), so one slow healthy sample from a loaded machine or a
+ * sanitizer build must not cross them (300 and 150 ms, against ~1 ms), and
+ * the shaper only ever adds delay, so a delayed sample is never under 400. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,15 +29,13 @@
 #include "basic/clock.h"
 #include "demo-harness.h"
 
-#define TARGET  "jd14-api"
-#define COMPOSE "/tmp/jd14-compose.yaml"
-#define DRILL   "/tmp/jd14-drill.yaml"
-
 static struct demo demo;
-static char target_ip[64];
+/* jd14-api-PID, /tmp/jd14-compose-PID.yaml, /tmp/jd14-drill-PID.yaml: two
+ * checkouts' runs never share them. */
+static char target[32], compose[64], drill[64], target_ip[64];
 
 static void remove_stack(void) {
-        struct cmd_result r = run_command(NULL, (const char *const[]){ "docker", "rm", "-f", TARGET, NULL });
+        struct cmd_result r = run_command(NULL, (const char *const[]){ "docker", "rm", "-f", target, NULL });
         cmd_result_done(&r);
 }
 
@@ -45,23 +49,31 @@ static void fresh_db(void) {
 }
 
 /* The drill: one net.latency (fault_extra: its other keys), a poll of the
- * target's /health every 500 ms, and the given blocks. */
+ * target's /health every 500 ms, and the given blocks. An execution step
+ * "parallel: [T]" names the target, which write_drill() fills in. */
 static void write_drill(const char *fault_extra, const char *execution, const char *blocks) {
-        FILE *f = fopen(DRILL, "we");
+        FILE *f = fopen(drill, "we");
         assert_non_null(f);
         fprintf(f,
-                "kind: drill\nname: jd14-judge\ncontainers:\n  " TARGET ":\n    faults:\n"
+                "kind: drill\nname: jd14-judge\ncontainers:\n  %s:\n    faults:\n"
                 "      - {fault: net.latency, %s}\nexecution:\n%s"
                 "observability:\n  sources:\n    - kind: probe\n      source_id: poll\n"
                 "      probe: {type: http, url: \"http://%s:8080/health\", timeout: 2s}\n"
                 "      cadence: 500ms\n%s",
-                fault_extra, execution, target_ip, blocks);
+                target, fault_extra, execution, target_ip, blocks);
         fclose(f);
+}
+
+/* The execution step that faults the target. */
+static const char *parallel(void) {
+        static char step[64];
+        snprintf(step, sizeof(step), "  - parallel: [%s]\n", target);
+        return step;
 }
 
 static struct cmd_result run_drill(void) {
         fresh_db();
-        struct cmd_result r = MAYHEM(&demo, "run", DRILL, "-c", COMPOSE, "--execute");
+        struct cmd_result r = MAYHEM(&demo, "run", drill, "-c", compose, "--execute");
         print_message("%s", r.out);
         return r;
 }
@@ -89,10 +101,12 @@ static double query_real(const char *sql) {
 }
 
 #define SLO_BLOCK                                                                                           \
-        "slo:\n  - {kind: latency, metric: poll.latency_ms, operator: lt, threshold: 150, window_s: 4}\n"
+        "slo:\n  - {kind: latency, metric: poll.latency_ms, operator: lt, threshold: 300, window_s: 4}\n"
 
 static void test_slo_fails_under_latency(void **state) {
-        write_drill("duration: 5s, delay_ms: 200", "  - wait: 1s\n  - parallel: [" TARGET "]\n", SLO_BLOCK);
+        char execution[96];
+        snprintf(execution, sizeof(execution), "  - wait: 1s\n%s", parallel());
+        write_drill("duration: 5s, delay_ms: 200", execution, SLO_BLOCK);
         struct cmd_result r = run_drill();
         if (r.exit != 1 || !strstr(r.out, "**slo**: FAILED"))
                 fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
@@ -100,8 +114,9 @@ static void test_slo_fails_under_latency(void **state) {
         double p95 = query_real("SELECT observed FROM slo_outcomes WHERE passed = 0");
         double samples = query_real("SELECT samples FROM slo_outcomes");
         print_message("measured: p95 %.1f ms over %.0f samples with 200 ms added\n", p95, samples);
-        /* 200 ms each way of the target's egress: well above 150, below the 2 s timeout */
-        assert_true(p95 >= 180 && p95 < 2000);
+        /* 200 ms on each of the target's SYN-ACK and reply: the delay is there in full
+         * (the shaper only adds), below the 2 s timeout */
+        assert_true(p95 >= 380 && p95 < 2000);
         assert_true(samples >= 3);
         char *prov = query_text("SELECT json_extract(observation_provenance, '$.by_source.poll') FROM runs");
         assert_non_null(prov);
@@ -120,7 +135,7 @@ static void test_slo_passes_without_fault(void **state) {
         cmd_result_done(&r);
         double p95 = query_real("SELECT observed FROM slo_outcomes WHERE passed = 1");
         print_message("measured: p95 %.1f ms without the fault\n", p95);
-        assert_true(p95 < 150);
+        assert_true(p95 < 300);
         char *verdict = query_text("SELECT verdict FROM runs");
         assert_string_equal(verdict, "pass");
         free(verdict);
@@ -128,7 +143,7 @@ static void test_slo_passes_without_fault(void **state) {
 
 #define SS_BLOCK                                                                                            \
         "steady_state:\n  capture: {samples: 4, window: 2s}\n  signals:\n"                                  \
-        "    - {name: lat, source_id: poll.latency_ms, expect: {lte: 50}, severity: critical}\n"            \
+        "    - {name: lat, source_id: poll.latency_ms, expect: {lte: 150}, severity: critical}\n"           \
         "  phases:\n    - during: {assert_degraded: [lat], within: 10}\n"                                   \
         "    - post: {assert_recovered: [lat]}\n"
 
@@ -154,9 +169,9 @@ static void json_says(const char *out, const char *phase, const char *verdict) {
 }
 
 static void test_steady_degraded_within(void **state) {
-        write_drill("duration: 4s, delay_ms: 50", "  - parallel: [" TARGET "]\n", SS_BLOCK);
+        write_drill("duration: 4s, delay_ms: 200", parallel(), SS_BLOCK);
         fresh_db();
-        struct cmd_result r = MAYHEM(&demo, "run", DRILL, "-c", COMPOSE, "--execute", "--json");
+        struct cmd_result r = MAYHEM(&demo, "run", drill, "-c", compose, "--execute", "--json");
         if (r.exit != 0)
                 fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
         json_says(r.out, "during", "degraded-within-tolerance");
@@ -166,10 +181,10 @@ static void test_steady_degraded_within(void **state) {
         double d = query_real(
                 "SELECT json_extract(measured_json, '$.d') FROM steady_state_evaluations WHERE phase = "
                 "'during'");
-        print_message("measured: during d = %.1f ms (50 ms added), %s / %s\n", d, during, post);
+        print_message("measured: during d = %.1f ms (200 ms added), %s / %s\n", d, during, post);
         assert_string_equal(during, "degraded-within-tolerance");
         assert_string_equal(post, "as-hypothesised");
-        assert_true(d > 50 && d <= 500);
+        assert_true(d > 150 && d <= 1500); /* degraded past lte, within 10x of it */
         assert_true(query_real("SELECT samples FROM steady_state_baselines WHERE signal = 'lat'") == 4);
         free(during);
         free(post);
@@ -178,19 +193,19 @@ static void test_steady_degraded_within(void **state) {
 /* --baseline-from: refused (exit 3, no run row) for a run with no
  * baseline; with the first run's id the second is graded by its b. */
 static void test_baseline_from(void **state) {
-        write_drill("duration: 3s, delay_ms: 50", "  - parallel: [" TARGET "]\n", SS_BLOCK);
+        write_drill("duration: 3s, delay_ms: 200", parallel(), SS_BLOCK);
         struct cmd_result r = run_drill();
         assert_int_equal(r.exit, 0);
         cmd_result_done(&r);
         char *first = query_text("SELECT id FROM runs");
         double b = query_real("SELECT baseline FROM steady_state_baselines");
-        r = MAYHEM(&demo, "run", DRILL, "-c", COMPOSE, "--execute", "--baseline-from", "r-jd14-none");
+        r = MAYHEM(&demo, "run", drill, "-c", compose, "--execute", "--baseline-from", "r-jd14-none");
         print_message("--baseline-from r-jd14-none: exit %d: %s", r.exit, r.err);
         assert_int_equal(r.exit, 3);
         assert_non_null(strstr(r.err, "recorded no baseline for signal 'lat'"));
         cmd_result_done(&r);
         assert_true(query_real("SELECT count(*) FROM runs") == 1);
-        r = MAYHEM(&demo, "run", DRILL, "-c", COMPOSE, "--execute", "--baseline-from", first);
+        r = MAYHEM(&demo, "run", drill, "-c", compose, "--execute", "--baseline-from", first);
         assert_int_equal(r.exit, 0);
         cmd_result_done(&r);
         char sql[160];
@@ -203,7 +218,7 @@ static void test_baseline_from(void **state) {
 }
 
 static void test_steady_not_recovered_when_kept(void **state) {
-        write_drill("duration: 4s, delay_ms: 50, recovery: false", "  - parallel: [" TARGET "]\n", SS_BLOCK);
+        write_drill("duration: 4s, delay_ms: 200, recovery: false", parallel(), SS_BLOCK);
         struct cmd_result r = run_drill();
         char *run_id = query_text("SELECT id FROM runs");
         int code = r.exit;
@@ -219,7 +234,7 @@ static void test_steady_not_recovered_when_kept(void **state) {
                               "WHERE phase = 'post'");
         print_message("measured: post d = %.1f ms with the fault kept\n", d);
         assert_string_equal(post, "not-recovered");
-        assert_true(d > 50);
+        assert_true(d > 150);
         free(post);
 }
 
@@ -228,28 +243,40 @@ int main(void) {
         const char *root = getenv("MAYHEM_SOURCE_ROOT");
         snprintf(demo.root, sizeof(demo.root), "%s", root ? root : ".");
         snprintf(demo.db, sizeof(demo.db), "/tmp/jd14-judge-%d.db", (int)getpid());
+        snprintf(target, sizeof(target), "jd14-api-%d", (int)getpid());
+        snprintf(compose, sizeof(compose), "/tmp/jd14-compose-%d.yaml", (int)getpid());
+        snprintf(drill, sizeof(drill), "/tmp/jd14-drill-%d.yaml", (int)getpid());
         if (demo_podman())
                 return 77;
         remove_stack();
-        FILE *f = fopen(COMPOSE, "we");
+        FILE *f = fopen(compose, "we");
         if (!f)
                 return 1;
-        fprintf(f, "name: jd14\nservices:\n  api:\n    image: mayhem-demo-api:latest\n"
-                   "    container_name: " TARGET "\n");
+        fprintf(f,
+                "name: jd14-%d\nservices:\n  api:\n    image: mayhem-demo-api:latest\n"
+                "    container_name: %s\n",
+                (int)getpid(), target);
         fclose(f);
+        char project[48];
+        snprintf(project, sizeof(project), "com.docker.compose.project=jd14-%d", (int)getpid());
         struct cmd_result r = run_command(
-                NULL,
-                (const char *const[]){ "docker", "run", "-d", "--name", TARGET, "--label",
-                                       "com.docker.compose.project=jd14", "--label",
-                                       "com.docker.compose.service=api", "mayhem-demo-api:latest", NULL });
+                NULL, (const char *const[]){ "docker", "run", "-d", "--name", target, "--label", project,
+                                             "--label", "com.docker.compose.service=api",
+                                             "mayhem-demo-api:latest", NULL });
         int up = r.exit;
         cmd_result_done(&r);
-        if (up != 0 || !demo_inspect_container(TARGET, &c)) {
+        if (up != 0 || !demo_inspect_container(target, &c)) {
                 remove_stack();
+                unlink(compose);
                 return up == 0 ? 1 : 77;
         }
         snprintf(target_ip, sizeof(target_ip), "%s", c.networks[0].ip);
-        sleep_ms(500); /* demo-api binds its port */
+        if (!demo_wait_http(target_ip, 8080, "/health", 30000)) {
+                fprintf(stderr, "%s (%s:8080) did not answer /health within 30 s\n", target, target_ip);
+                remove_stack();
+                unlink(compose);
+                return 1;
+        }
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test(test_slo_fails_under_latency),
                 cmocka_unit_test(test_slo_passes_without_fault),
@@ -260,7 +287,7 @@ int main(void) {
         int failed = cmocka_run_group_tests(tests, NULL, NULL);
         remove_stack();
         fresh_db();
-        unlink(COMPOSE);
-        unlink(DRILL);
+        unlink(compose);
+        unlink(drill);
         return failed;
 }

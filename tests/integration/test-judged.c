@@ -126,7 +126,10 @@ static void test_over_and_window_judge_the_series(void **state) {
                 "    - {type: latency, source_id: poll.latency_ms, lt_ms: 300, over: p95, window: during}\n"
                 "    - {type: boolean, source_id: poll, over: all, window: during}\n"
                 "    - {type: boolean, source_id: poll, over: any, window: during}\n"
-                "    - {type: latency, source_id: poll.latency_ms, lt_ms: 300, over: all, window: "
+                /* 390: a healthy sample has the margin a loaded machine and the sanitizer
+                 * need; a paused one (a 400 ms timeout) still fails it, had the window
+                 * let one in */
+                "    - {type: latency, source_id: poll.latency_ms, lt_ms: 390, over: all, window: "
                 "baseline}\n"
                 "    - {type: boolean, source_id: poll, over: all, window: after}\n"
                 "    - {type: latency, source_id: poll.latency_ms, lt_ms: 300, over: last}\n");
@@ -176,50 +179,74 @@ static size_t sample_starts(double *ret, size_t max) {
         return n;
 }
 
-/* Every sample began on the grid of slots: a whole number of periods
- * after the one before, give or take what the timestamps round (whole ms)
- * and a busy machine. */
-#define GRID_SLACK_MS 30
+/* Every sample began on the grid of slots laid from the first: its offset
+ * from at[0] is a whole number of periods, give or take SLOT_SLACK_MS (the
+ * timestamps round to whole ms, the evidence write after a probe, and a
+ * loaded machine, under the sanitizer too, wakes the observer late), each in
+ * a later slot than the one before. One sample may miss by more (a single
+ * stall of the machine); a schedule that drifts moves every sample after the
+ * pause by the 400 ms the paused probes took, and fails. */
+#define SLOT_SLACK_MS 60
 
 static void assert_schedule(double period) {
         double at[64];
-        size_t n = sample_starts(at, 64);
+        size_t n = sample_starts(at, 64), outliers = 0;
+        long last_slot = 0;
         assert_true(n >= 6);
         for (size_t i = 1; i < n; i++) {
-                double gap = at[i] - at[i - 1],
-                       off = gap - period * (double)(size_t)((gap + period / 2) / period);
-                print_message("sample %zu began %+.0f ms after the one before\n", i, gap);
-                if (gap < period - GRID_SLACK_MS || off > GRID_SLACK_MS || off < -GRID_SLACK_MS)
+                long slot = (long)((at[i] + period / 2) / period); /* the nearest: at[i] > 0 */
+                double off = at[i] - period * (double)slot;
+                print_message(
+                        "sample %zu began %+.0f ms after the first: slot %ld %+.0f ms\n", i, at[i], slot,
+                        off);
+                if (slot <= last_slot)
                         fail_msg(
-                                "sample %zu began %.1f ms after the one before, off the %.0f ms grid", i,
-                                gap, period);
+                                "sample %zu began %.1f ms after the first, in slot %ld: not after the slot "
+                                "of the one before (%ld)",
+                                i, at[i], slot, last_slot);
+                last_slot = slot;
+                outliers += off > SLOT_SLACK_MS || off < -SLOT_SLACK_MS;
         }
+        if (outliers > 1)
+                fail_msg(
+                        "%zu samples began more than %d ms off the %.0f ms grid (one may)", outliers,
+                        SLOT_SLACK_MS, period);
+}
+
+/* The run's "N samples, L late, S skipped". */
+static void sample_counts(const struct cmd_result *r, unsigned *samples, unsigned *late, unsigned *skipped) {
+        const char *line = strstr(r->out, "**observations**");
+        if (r->exit != 0 || !line ||
+            sscanf(line, "**observations**: 1/1 sources collected, %u samples, %u late, %u skipped", samples,
+                   late, skipped) != 3)
+                fail_msg("exit %d\n%s%s", r->exit, r->out, r->err);
+        print_message("%u samples, %u late, %u skipped\n", *samples, *late, *skipped);
 }
 
 /* The probe takes 400 ms of its 500 ms while the server is paused: the
- * samples stay 500 ms apart, none late or skipped. */
+ * samples stay 500 ms apart. None is skipped or late on a quiet machine;
+ * one may be on a loaded one (late: begun more than 50 ms after its slot,
+ * src/run/cadence.c), never the run of them a drifting schedule makes. */
 static void test_cadence_keeps_its_schedule(void **state) {
+        unsigned samples = 0, late = 9, skipped = 9;
         write_drill(400, "    - {type: boolean, source_id: poll, over: all, window: baseline}\n");
         struct cmd_result r = mayhem();
-        if (r.exit != 0 || !strstr(r.out, " samples, 0 late, 0 skipped"))
-                fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
+        sample_counts(&r, &samples, &late, &skipped);
+        if (late + skipped > 1)
+                fail_msg("%u late and %u skipped of %u samples\n%s", late, skipped, samples, r.out);
         cmd_result_done(&r);
         assert_schedule(CADENCE_MS);
 }
 
 /* A 900 ms probe on a 500 ms cadence: the slots that come due while it runs
- * are skipped, and counted; the samples stay on the grid. */
+ * are skipped, and counted; the samples stay on the grid (one may begin
+ * late on a loaded machine, as above). */
 static void test_overrun_skips_slots(void **state) {
+        unsigned samples = 0, late = 9, skipped = 0;
         write_drill(900, "    - {type: boolean, source_id: poll, over: all, window: baseline}\n");
         struct cmd_result r = mayhem();
-        const char *line = strstr(r.out, "**observations**");
-        unsigned samples = 0, late = 9, skipped = 0;
-        if (r.exit != 0 || !line ||
-            sscanf(line, "**observations**: 1/1 sources collected, %u samples, %u late, %u skipped",
-                   &samples, &late, &skipped) != 3)
-                fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
-        print_message("%u samples, %u late, %u skipped\n", samples, late, skipped);
-        assert_int_equal(late, 0);
+        sample_counts(&r, &samples, &late, &skipped);
+        assert_true(late <= 1);
         assert_true(skipped >= 2); /* 2.5 s paused: 900 ms probes at 1000 ms, a slot skipped by each */
         cmd_result_done(&r);
         assert_schedule(CADENCE_MS);

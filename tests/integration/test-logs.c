@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <errno.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sqlite3.h>
@@ -55,19 +56,28 @@ static const char prom_body[] = "# HELP http_requests_total The total.\n# TYPE h
                                 "http_requests_total{code=\"500\",path=\"/b\"} 4.5e0 1700000000000\n"
                                 "http_requests_total{code=\"200\"} 100\nodd{v=\"a\\\"b\\\\c\\nd\"} +Inf\n";
 
+/* Answers every connection with prom_body until the test kills it (or dies:
+ * PR_SET_PDEATHSIG). A failed accept other than an interrupted or aborted
+ * connection ends it rather than spinning: the metrics source then fails,
+ * and says so. The bound on connections is far above what the runs make. */
 static void serve(int fd) {
         char reply[1024], buf[2048];
         int n = snprintf(
                 reply, sizeof(reply), "HTTP/1.0 200 OK\r\nContent-Length: %zu\r\n\r\n%s", strlen(prom_body),
                 prom_body);
-        for (;;) {
+        for (int served = 0; served < 100000; served++) {
                 int c = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-                if (c < 0)
+                if (c < 0 && (errno == EINTR || errno == ECONNABORTED))
                         continue;
+                if (c < 0) {
+                        perror("lg14 metrics server: accept4");
+                        _exit(1);
+                }
                 if (read(c, buf, sizeof(buf)) > 0 && write(c, reply, (size_t)n) < 0)
                         _exit(1);
                 close(c);
         }
+        _exit(0);
 }
 
 static bool start_server(void) {

@@ -19,11 +19,11 @@
  * fault ids on the same containers in the same order with the same holds;
  * afterwards no container or process is left paused. */
 
-#define SIDE    "mayhem-itest-maniac-b"
-#define PROJECT "mayhem-itest-maniac"
-
 static struct demo demo;
-static char compose[96], compose_gone[96], drill[96];
+/* mayhem-itest-maniac-b-PID in project mayhem-itest-maniac-PID: two
+ * checkouts' runs never share the side container (demo-api is the demo
+ * stack's, shared by design). */
+static char side[48], project[48], compose[96], compose_gone[96], drill[96];
 
 static void write_file(const char *path, const char *text) {
         FILE *f = fopen(path, "we");
@@ -34,36 +34,54 @@ static void write_file(const char *path, const char *text) {
 
 static void remove_side(void) {
         struct cmd_result r =
-                run_command(NULL, (const char *const[]){ demo_engine_cli(), "rm", "-f", SIDE, NULL });
+                run_command(NULL, (const char *const[]){ demo_engine_cli(), "rm", "-f", side, NULL });
         cmd_result_done(&r);
 }
 
+static void write_file_f(const char *path, const char *format, ...) _printf_(2, 3);
+static void write_file_f(const char *path, const char *format, ...) {
+        char text[1024];
+        va_list ap;
+        va_start(ap, format);
+        vsnprintf(text, sizeof(text), format, ap);
+        va_end(ap);
+        write_file(path, text);
+}
+
 static int setup(void **state) {
+        snprintf(side, sizeof(side), "mayhem-itest-maniac-b-%d", (int)getpid());
+        snprintf(project, sizeof(project), "mayhem-itest-maniac-%d", (int)getpid());
         remove_side();
-        if (!demo_run_service(SIDE, PROJECT, "side"))
+        if (!demo_run_service(side, project, "side"))
                 return -1;
         snprintf(compose, sizeof(compose), "/tmp/mayhem-itest-maniac-%d.yaml", (int)getpid());
         snprintf(compose_gone, sizeof(compose_gone), "/tmp/mayhem-itest-maniac-%d-gone.yaml", (int)getpid());
         snprintf(drill, sizeof(drill), "/tmp/mayhem-itest-maniac-%d-drill.yaml", (int)getpid());
-        write_file(
-                compose, "name: " PROJECT "\nservices:\n"
-                         "  api: {image: mayhem-demo-api:latest, container_name: demo-api}\n"
-                         "  side: {image: mayhem-test-net:latest, container_name: " SIDE "}\n");
-        write_file(
-                compose_gone, "name: " PROJECT "\nservices:\n"
-                              "  api: {image: mayhem-demo-api:latest, container_name: demo-api}\n");
+        write_file_f(
+                compose,
+                "name: %s\nservices:\n"
+                "  api: {image: mayhem-demo-api:latest, container_name: demo-api}\n"
+                "  side: {image: mayhem-test-net:latest, container_name: %s}\n",
+                project, side);
+        write_file_f(
+                compose_gone,
+                "name: %s\nservices:\n"
+                "  api: {image: mayhem-demo-api:latest, container_name: demo-api}\n",
+                project);
         /* Level 3 draws across containers; 4 adds ±10 % jitter (never below 1 s). */
-        write_file(
-                drill, "kind: drill\nname: maniac-it\n"
-                       "config: {maniac: {level: 4, run_level: 3}}\n"
-                       "containers:\n"
-                       "  demo-api:\n    faults:\n"
-                       "      - {fault: container.pause, duration: 1500ms}\n"
-                       "      - {fault: proc.pause, duration: 1s}\n"
-                       "  " SIDE ":\n    faults:\n"
-                       "      - {fault: proc.pause, duration: 1200ms}\n"
-                       "      - {fault: container.pause, duration: 1s}\n"
-                       "execution:\n  - sequential: [demo-api, " SIDE "]\n");
+        write_file_f(
+                drill,
+                "kind: drill\nname: maniac-it\n"
+                "config: {maniac: {level: 4, run_level: 3}}\n"
+                "containers:\n"
+                "  demo-api:\n    faults:\n"
+                "      - {fault: container.pause, duration: 1500ms}\n"
+                "      - {fault: proc.pause, duration: 1s}\n"
+                "  %s:\n    faults:\n"
+                "      - {fault: proc.pause, duration: 1200ms}\n"
+                "      - {fault: container.pause, duration: 1s}\n"
+                "execution:\n  - sequential: [demo-api, %s]\n",
+                side, side);
         return 0;
 }
 
@@ -123,7 +141,7 @@ static char *maniac(const char *const *args, int want_exit) {
 }
 
 static void assert_nothing_paused(void) {
-        static const char *const names[] = { "demo-api", SIDE };
+        const char *const names[] = { "demo-api", side };
         for (size_t i = 0; i < 2; i++) {
                 struct engine_container c;
                 assert_true(demo_inspect_container(names[i], &c));
@@ -188,11 +206,13 @@ static void test_refusals_touch_nothing(void **state) {
         assert_int_equal(access(demo.db, F_OK), -1); /* not even the evidence database was created */
 
         _cleanup_free_ char *run =
-                maniac((const char *const[]){ "maniac", drill, "-c", compose, "--seed", "3", "--ctr", SIDE,
+                maniac((const char *const[]){ "maniac", drill, "-c", compose, "--seed", "3", "--ctr", side,
                                               "--steps", "1", "--execute", "--json", NULL },
                        0);
         r = MAYHEM(&demo, "maniac", "--replay", run, "-c", compose_gone, "--execute");
-        if (r.exit != 4 || !strstr(r.err, "container '" SIDE "' is gone"))
+        char gone[96];
+        snprintf(gone, sizeof(gone), "container '%s' is gone", side);
+        if (r.exit != 4 || !strstr(r.err, gone))
                 fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
         cmd_result_done(&r);
         r = MAYHEM(&demo, "maniac", "--replay", "r-none-000000", "-c", compose, "--execute");

@@ -24,19 +24,22 @@
 #include "basic/clock.h"
 #include "common/run-command.h"
 
-#define DRILL "/tmp/pg15-progress.yaml"
-#define DB    "/tmp/pg15-progress.db"
-
+/* /tmp/pg15-progress-PID.{yaml,db}: two checkouts' runs never share them. */
+static char drill[64], db[64];
 static pid_t sleeper;
 
 static void remove_files(void) {
-        static const char *const files[] = { DRILL, DB, DB "-wal", DB "-shm" };
-        for (size_t i = 0; i < 4; i++)
-                unlink(files[i]);
+        static const char *const suffixes[] = { "", "-wal", "-shm" };
+        char path[80];
+        unlink(drill);
+        for (size_t i = 0; i < 3; i++) {
+                snprintf(path, sizeof(path), "%s%s", db, suffixes[i]);
+                unlink(path);
+        }
 }
 
 static void write_drill(void) {
-        FILE *f = fopen(DRILL, "we");
+        FILE *f = fopen(drill, "we");
         assert_non_null(f);
         fprintf(f,
                 "kind: drill\nname: pg15-progress\ntargets:\n  w:\n    runtime: process\n"
@@ -56,7 +59,7 @@ static char *run_on_pty(void) {
         assert_true(pid >= 0);
         if (pid == 0) {
                 setenv("TERM", "xterm", 1);
-                execl(getenv("MAYHEM_BIN"), "mayhem", "--db", DB, "run", DRILL, "--execute", (char *)NULL);
+                execl(getenv("MAYHEM_BIN"), "mayhem", "--db", db, "run", drill, "--execute", (char *)NULL);
                 _exit(127);
         }
         size_t len = 0, cap = 1 << 16;
@@ -105,14 +108,14 @@ static void test_plain_lines_on_a_pipe(void **state) {
         write_drill();
         struct cmd_result r = run_command(
                 NULL,
-                (const char *const[]){ getenv("MAYHEM_BIN"), "--db", DB, "run", DRILL, "--execute", NULL });
+                (const char *const[]){ getenv("MAYHEM_BIN"), "--db", db, "run", drill, "--execute", NULL });
         assert_int_equal(r.exit, 0);
         assert_non_null(strstr(r.err, "-> step 0: sequential w"));
         assert_null(strstr(r.err, "\033["));
         assert_null(strstr(r.err, "left of the hold"));
         cmd_result_done(&r);
         r = run_command(
-                NULL, (const char *const[]){ getenv("MAYHEM_BIN"), "--db", DB, "run", DRILL, "--execute",
+                NULL, (const char *const[]){ getenv("MAYHEM_BIN"), "--db", db, "run", drill, "--execute",
                                              "--json", NULL });
         assert_int_equal(r.exit, 0);
         assert_null(strstr(r.err, "-> step"));
@@ -123,6 +126,8 @@ static void test_plain_lines_on_a_pipe(void **state) {
 int main(void) {
         if (geteuid() != 0)
                 return 77;
+        snprintf(drill, sizeof(drill), "/tmp/pg15-progress-%d.yaml", (int)getpid());
+        snprintf(db, sizeof(db), "/tmp/pg15-progress-%d.db", (int)getpid());
         remove_files();
         sleeper = fork();
         if (sleeper == 0) {

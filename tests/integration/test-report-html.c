@@ -222,7 +222,8 @@ int main(void) {
         snprintf(drill, sizeof(drill), "/tmp/hr15-report-%d.yaml", (int)getpid());
         snprintf(page, sizeof(page), "/tmp/hr15-report-%d.html", (int)getpid());
         snprintf(profile, sizeof(profile), "/tmp/hr15-chromium-%d", (int)getpid());
-        snprintf(shot, sizeof(shot), "/tmp/hr15-shot.png"); /* kept: docs/report-html.png is one */
+        /* kept, its path printed: docs/report-html.png is one */
+        snprintf(shot, sizeof(shot), "/tmp/hr15-shot-%d.png", (int)getpid());
         const struct CMUnitTest tests[] = {
                 cmocka_unit_test_setup_teardown(test_chromium_shows_every_fault_and_sample, setup, teardown),
         };

@@ -18,7 +18,9 @@
 /* Issue 15's reports from a real run, no engine: a child of this test
  * serves HTTP on 127.0.0.1, proc.pause stops it for 2 s while a probe polls
  * it; one criterion passes (all 'after' samples up), one fails (the max
- * latency, ~400 ms timeouts while paused). `run --report junit=… --report
+ * latency over 300 ms: the probes while paused wait up to their 1.5 s
+ * timeout). The timeout is that long so that a healthy sample never fails
+ * the first criterion, on a loaded machine under the sanitizer too. `run --report junit=… --report
  * json=… --report md=…` writes the three; junitparser (Debian's
  * python3-junitparser) counts the JUnit file's cases and failures and they
  * must be the run's, as `run --json` reports it; the JSON validates against
@@ -70,7 +72,7 @@ static void write_drill(void) {
                 "    - {type: boolean, source_id: poll, over: all, window: after}\n"
                 "    - {type: latency, source_id: poll.latency_ms, lt_ms: 300, over: max}\n"
                 "observability:\n  sources:\n    - kind: probe\n      source_id: poll\n"
-                "      probe: {type: http, url: \"http://127.0.0.1:%d/\", timeout: 400ms}\n"
+                "      probe: {type: http, url: \"http://127.0.0.1:%d/\", timeout: 1500ms}\n"
                 "      cadence: 500ms\n",
                 (int)server, port);
         fclose(f);

@@ -28,18 +28,22 @@
 #include "basic/clock.h"
 #include "demo-harness.h"
 
-#define A       "mayhem-runopts-a"
-#define B       "mayhem-runopts-b"
 #define COMPOSE "tests/data/compose/runopts/compose.yaml"
 
 static struct demo demo;
 static char work[128], compose[200], drill[200];
+/* mayhem-runopts-{a,b}-PID of project runopts-PID: the compose file is
+ * copied with the pid added, so two checkouts' runs never share them. */
+static char ctr_a[40], ctr_b[40], project[40];
 
 static void rm_containers(void) {
-        struct cmd_result r = run_command(NULL, (const char *const[]){ "docker", "rm", "-f", A, B, NULL });
+        struct cmd_result r =
+                run_command(NULL, (const char *const[]){ "docker", "rm", "-f", ctr_a, ctr_b, NULL });
         cmd_result_done(&r);
 }
 
+/* The compose file with this test's names (every "mayhem-runopts-a", "-b"
+ * and the project name get the pid). */
 static void copy_compose(void) {
         char src[700], *data = NULL;
         size_t len = 0;
@@ -47,12 +51,23 @@ static void copy_compose(void) {
         FILE *in = fopen(src, "re"), *out = fopen(compose, "we");
         assert_non_null(in);
         assert_non_null(out);
-        data = malloc(1 << 16);
+        data = malloc((1 << 16) + 1);
+        assert_non_null(data);
         len = fread(data, 1, 1 << 16, in);
-        fwrite(data, 1, len, out);
+        data[len] = '\0';
+        for (const char *p = data; *p;) {
+                if (strncmp(p, "mayhem-runopts-a", 16) == 0 || strncmp(p, "mayhem-runopts-b", 16) == 0) {
+                        fputs(p[15] == 'a' ? ctr_a : ctr_b, out);
+                        p += 16;
+                } else if (strncmp(p, "name: runopts\n", 14) == 0) {
+                        fprintf(out, "name: %s\n", project);
+                        p += 14;
+                } else
+                        fputc(*p++, out);
+        }
         free(data);
         fclose(in);
-        fclose(out);
+        assert_int_equal(fclose(out), 0);
 }
 
 /* 0 ready, 77 when no engine answers (skipped), -1 on failure. */
@@ -63,8 +78,11 @@ static int start(void) {
         if (demo_podman() || engine_open(ENGINE_DOCKER, NULL, &e, NULL) < 0)
                 return 77;
         engine_free(e);
+        snprintf(ctr_a, sizeof(ctr_a), "mayhem-runopts-a-%d", (int)getpid());
+        snprintf(ctr_b, sizeof(ctr_b), "mayhem-runopts-b-%d", (int)getpid());
+        snprintf(project, sizeof(project), "runopts-%d", (int)getpid());
         rm_containers();
-        if (!demo_run_service(A, "runopts", "a") || !demo_run_service(B, "runopts", "b"))
+        if (!demo_run_service(ctr_a, project, "a") || !demo_run_service(ctr_b, project, "b"))
                 return -1;
         snprintf(work, sizeof(work), "/tmp/mayhem-itest-runopts-%d", (int)getpid());
         mkdir(work, 0755);
@@ -82,13 +100,14 @@ static int teardown(void **state) {
         return 0;
 }
 
-static void write_drill(const char *faults_a, const char *faults_b, const char *execution) {
+/* Faults on a and on b, in that order, one step each: a step on both
+ * services at once is past the default max_services_pct. */
+static void write_drill(const char *faults_a, const char *faults_b) {
         FILE *f = fopen(drill, "we");
         assert_non_null(f);
-        fprintf(f,
-                "kind: drill\nname: runopts\ncontainers:\n  " A ":\n    faults:\n%s  " B ":\n    faults:\n%s"
-                "execution:\n%s",
-                faults_a, faults_b, execution);
+        fprintf(f, "kind: drill\nname: runopts\ncontainers:\n  %s:\n    faults:\n%s  %s:\n    faults:\n%s",
+                ctr_a, faults_a, ctr_b, faults_b);
+        fprintf(f, "execution:\n  - sequential: [%s]\n  - sequential: [%s]\n", ctr_a, ctr_b);
         fclose(f);
 }
 
@@ -107,22 +126,31 @@ static void started_at(const char *name, char *buf, size_t size) {
 }
 
 /* Runs mayhem ARGS in the background and samples both containers every
- * 100 ms until it exits; its exit code. */
+ * 100 ms until it exits (within RUN_WITHIN_MS: each run holds 2 s faults);
+ * its exit code. */
+#define RUN_WITHIN_MS 120000.0
 static int run_watched(const char *const *args, struct watch *w, char **ret_log) {
         pid_t pid = demo_mayhem_spawn(&demo, args);
         int status = 0;
         assert_true(pid > 0);
         *w = (struct watch){ 0 };
-        while (waitpid(pid, &status, WNOHANG) == 0) {
+        for (double until = monotonic_ms() + RUN_WITHIN_MS; waitpid(pid, &status, WNOHANG) == 0;) {
+                if (monotonic_ms() > until) {
+                        kill(pid, SIGKILL);
+                        demo_wait_exit(pid, 10000);
+                        fail_msg(
+                                "mayhem %s ... still ran after %.0f s:\n%s", args[0], RUN_WITHIN_MS / 1000,
+                                demo_spawn_log(&demo));
+                }
                 struct engine_container a, b;
-                if (demo_inspect_container(A, &a))
+                if (demo_inspect_container(ctr_a, &a))
                         w->a_paused = w->a_paused || a.paused;
-                if (demo_inspect_container(B, &b))
+                if (demo_inspect_container(ctr_b, &b))
                         w->b_paused = w->b_paused || b.paused;
                 sleep_ms(100);
         }
-        started_at(A, w->a_started, sizeof(w->a_started));
-        started_at(B, w->b_started, sizeof(w->b_started));
+        started_at(ctr_a, w->a_started, sizeof(w->a_started));
+        started_at(ctr_b, w->b_started, sizeof(w->b_started));
         *ret_log = demo_spawn_log(&demo);
         return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
@@ -166,25 +194,25 @@ static const char PAUSE[] = "      - {fault: container.pause, duration: 2s}\n";
 static void test_ctr_scopes_the_run(void **state) {
         char ev[240], envelope[400];
         snprintf(ev, sizeof(ev), "%s/evidence", work);
-        /* One step each: a step on both services at once is past the default max_services_pct. */
-        write_drill(PAUSE, PAUSE, "  - sequential: [" A "]\n  - sequential: [" B "]\n");
+        write_drill(PAUSE, PAUSE);
         struct watch w;
         char *log = NULL;
         int code = run_watched(
-                (const char *const[]){ "run", drill, "-c", compose, "--ctr", A, "--execute",
+                (const char *const[]){ "run", drill, "-c", compose, "--ctr", ctr_a, "--execute",
                                        "--evidence-dir", ev, NULL },
                 &w, &log);
-        if (code != 0 || !w.a_paused || w.b_paused ||
-            !strstr(log, "[skip] f-0002 container.pause on " B ": outside --ctr") ||
+        char skip[128];
+        snprintf(skip, sizeof(skip), "[skip] f-0002 container.pause on %s: outside --ctr", ctr_b);
+        if (code != 0 || !w.a_paused || w.b_paused || !strstr(log, skip) ||
             !strstr(log, "1 skipped (outside --ctr)"))
                 fail_msg("exit %d, a paused %d, b paused %d\n%s", code, w.a_paused, w.b_paused, log);
-        print_message("--ctr " A ": a paused during the run, b never (sampled every 100 ms)\n");
+        print_message("--ctr %s: a paused during the run, b never (sampled every 100 ms)\n", ctr_a);
         json_t *h = only_run(), *run = json_object_get(h, "run");
         assert_int_equal(json_array_size(json_object_get(h, "leases")), 1);
         assert_string_equal(
                 json_string_value(json_array_get(
                         json_object_get(json_array_get(json_object_get(h, "leases"), 0), "targets"), 0)),
-                A);
+                ctr_a);
         assert_string_equal(json_string_value(json_object_get(run, "execution_intent")), "explicit");
         assert_true(json_is_null(json_object_get(run, "break_glass")));
         assert_fingerprint(run);
@@ -204,7 +232,7 @@ static void test_ctr_scopes_the_run(void **state) {
 static void test_from_plan(void **state) {
         char plan[240];
         snprintf(plan, sizeof(plan), "%s/plan.json", work);
-        write_drill(PAUSE, PAUSE, "  - sequential: [" A "]\n  - sequential: [" B "]\n");
+        write_drill(PAUSE, PAUSE);
         struct cmd_result p = MAYHEM(&demo, "prepare", "plan", drill, "-c", compose);
         assert_int_equal(p.exit, 0);
         FILE *f = fopen(plan, "we");
@@ -235,8 +263,8 @@ static void test_from_plan(void **state) {
         fclose(f);
         demo_fresh_db(&demo);
         char a_before[64], b_before[64];
-        started_at(A, a_before, sizeof(a_before));
-        started_at(B, b_before, sizeof(b_before));
+        started_at(ctr_a, a_before, sizeof(a_before));
+        started_at(ctr_b, b_before, sizeof(b_before));
         code = run_watched((const char *const[]){ "run", "--from-plan", plan, "--execute", NULL }, &w, &log);
         if (code != 5 || w.a_paused || w.b_paused || !strstr(log, "[environment.fingerprint]") ||
             !strstr(log, "compose file digest"))
@@ -260,9 +288,9 @@ static const char DELAY[] = "      - {fault: net.latency, delay_ms: 200, duratio
 static void assert_no_residue(void) {
         struct engine_container a;
         char why[256] = "";
-        assert_true(demo_inspect_container(A, &a));
+        assert_true(demo_inspect_container(ctr_a, &a));
         if (demo_net_residue(a.pid, why, sizeof(why)))
-                fail_msg("residue in %s's netns: %s", A, why);
+                fail_msg("residue in %s's netns: %s", ctr_a, why);
 }
 
 /* A delay no mechanism can deliver on the agent's (masked) kernel. */
@@ -271,15 +299,19 @@ static void test_impact_gate_bypasses(void **state) {
         setenv("MAYHEM_REAL_AGENT", getenv("MAYHEM_AGENT_BIN"), 1);
         unsetenv("MAYHEM_ALLOW_SKIP_GATE");
         unsetenv("MAYHEM_BREAK_GLASS");
-        write_drill(DELAY, PAUSE, "  - sequential: [" A "]\n  - sequential: [" B "]\n");
+        write_drill(DELAY, PAUSE);
         demo_fresh_db(&demo);
         struct watch w;
         char *log = NULL;
         int code = run_watched(
                 (const char *const[]){ "run", drill, "-c", compose, "--execute", NULL }, &w, &log);
-        if (code != 0 || !w.b_paused ||
-            !strstr(log, "[bypass] f-0001 net.latency on " A ": bypass due to net.latency: this kernel has "
-                         "neither sch_netem nor an NFQUEUE") ||
+        char bypass[200];
+        snprintf(
+                bypass, sizeof(bypass),
+                "[bypass] f-0001 net.latency on %s: bypass due to net.latency: this kernel has neither "
+                "sch_netem nor an NFQUEUE",
+                ctr_a);
+        if (code != 0 || !w.b_paused || !strstr(log, bypass) ||
             !strstr(log, ", 1 bypassed (no way to deliver them"))
                 fail_msg("bypass: exit %d, b paused %d\n%s", code, w.b_paused, log);
         json_t *h = only_run();
