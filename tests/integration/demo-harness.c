@@ -238,12 +238,26 @@ int demo_agents(int parent, int *ret_pid) {
         return count_agents(parent, 0, ret_pid);
 }
 
+int demo_agents_since(unsigned long long since, int *ret_pid) {
+        return count_agents(0, since, ret_pid);
+}
+
 int demo_agents_new(int *ret_pid) {
         static unsigned long long self_started;
         struct proc_stat self;
         if (!self_started && proc_stat_read(getpid(), &self))
                 self_started = self.start_time;
-        return count_agents(0, self_started, ret_pid);
+        return demo_agents_since(self_started, ret_pid);
+}
+
+unsigned long long demo_clock_ticks(void) {
+        double up = 0;
+        FILE *f = fopen("/proc/uptime", "re");
+        if (!f || fscanf(f, "%lf", &up) != 1)
+                up = 0;
+        if (f)
+                fclose(f);
+        return (unsigned long long)(up * (double)sysconf(_SC_CLK_TCK));
 }
 
 int demo_wait_run(const struct demo *d, pid_t pid, double timeout_ms) {

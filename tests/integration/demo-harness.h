@@ -65,6 +65,11 @@ int demo_agents(int parent, int *ret_pid);
  * since this test process began: a keeper an earlier test left behind (its
  * lease still running out) is not this test's residue. */
 int demo_agents_new(int *ret_pid);
+/* The same, of those started at boot-relative clock tick since or later. */
+int demo_agents_since(unsigned long long since, int *ret_pid);
+/* The boot-relative clock tick now (/proc/uptime in the unit of a process's
+ * start time), for demo_agents_since(). */
+unsigned long long demo_clock_ticks(void);
 
 /* Waits for a child of this process to end, polling every 20 ms under a
  * monotonic deadline of timeout_ms: its exit code, or 128 + the signal that

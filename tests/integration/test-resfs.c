@@ -564,77 +564,16 @@ static void recover(void) {
         json_decref(runs);
 }
 
-/* This build's agents (demo_agents' rule: $MAYHEM_AGENT_BIN, not zombies)
- * as pid and start time, so a pid reused later is another process. */
-struct agents {
-        size_t n;
-        struct {
-                int pid;
-                unsigned long long start;
-        } a[64];
-};
-
-static bool our_agent(int pid) {
-        static char want[PATH_MAX];
-        char path[64], exe[PATH_MAX];
-        const char *bin = getenv("MAYHEM_AGENT_BIN");
-        if (!bin || (!want[0] && !realpath(bin, want)))
-                return true;
-        snprintf(path, sizeof(path), "/proc/%d/exe", pid);
-        ssize_t n = readlink(path, exe, sizeof(exe) - 1);
-        if (n < 0)
-                return false;
-        exe[n] = '\0';
-        return strcmp(exe, want) == 0;
-}
-
-static void agents_now(struct agents *ret) {
-        DIR *d = opendir("/proc");
-        struct dirent *de;
-        ret->n = 0;
-        while (d && (de = readdir(d)) && ret->n < 64) {
-                int pid = (int)strtol(de->d_name, NULL, 10);
-                struct proc_stat st;
-                if (pid > 0 && proc_comm_is(pid, "mayhem-agent") && proc_stat_read(pid, &st) &&
-                    st.state != 'Z' && our_agent(pid)) {
-                        ret->a[ret->n].pid = pid;
-                        ret->a[ret->n++].start = st.start_time;
-                }
-        }
-        if (d)
-                closedir(d);
-}
-
-/* Agents running now that were not in before: the ones this case started
- * (an agent another test left behind, a keeper, is not this case's to count);
- * the last one's pid into *ret_pid. */
-static size_t agents_since(const struct agents *before, int *ret_pid) {
-        struct agents now;
-        size_t n = 0;
-        agents_now(&now);
-        for (size_t i = 0; i < now.n; i++) {
-                bool old = false;
-                for (size_t j = 0; j < before->n && !old; j++)
-                        old = before->a[j].pid == now.a[i].pid && before->a[j].start == now.a[i].start;
-                if (!old) {
-                        n++;
-                        *ret_pid = now.a[i].pid;
-                }
-        }
-        return n;
-}
-
 /* No agent of this case's left (waited for: a guardian ends after the agent
  * it watched), and no lease open. */
-static void assert_no_residue(const struct agents *before) {
+static void assert_no_residue(unsigned long long case_began) {
         double t0 = monotonic_ms();
-        int left = 0;
-        size_t n;
-        while ((n = agents_since(before, &left)) > 0 && monotonic_ms() - t0 < LOG_MS)
+        int left = 0, n;
+        while ((n = demo_agents_since(case_began, &left)) > 0 && monotonic_ms() - t0 < LOG_MS)
                 sleep_ms(20);
         if (n > 0)
                 fail_msg(
-                        "%zu agents of this case still running %d ms after recover (pid %d)", n, LOG_MS,
+                        "%d agents of this case still running %d ms after recover (pid %d)", n, LOG_MS,
                         left);
         json_t *open = INSPECT(&demo, "leases");
         assert_int_equal(json_array_size(open), 0);
@@ -646,8 +585,7 @@ static void test_fd_agent_killed(void **state) {
         int pid = main_pid(fd_c);
         char *before = proc_text(pid, "limits");
         unsigned long soft, hard;
-        struct agents agents0;
-        agents_now(&agents0);
+        unsigned long long case_began = demo_clock_ticks();
         nofile(pid, &soft, &hard);
         write_drill(fd_c, "{fault: fd.exhaust, duration: 60s, limit: 12}");
         pid_t run = spawn_run();
@@ -659,7 +597,7 @@ static void test_fd_agent_killed(void **state) {
         assert_exhausted(pid, 12, hard);
         recover();
         assert_fd_baseline(pid, before);
-        assert_no_residue(&agents0);
+        assert_no_residue(case_began);
         free(before), free(during), free(still);
 }
 
@@ -667,8 +605,7 @@ static void test_fs_agent_killed(void **state) {
         (void)state;
         int pid = main_pid(fs_c);
         char *host = slurp("/proc/self/mountinfo"), *inside = proc_text(pid, "mountinfo");
-        struct agents agents0;
-        agents_now(&agents0);
+        unsigned long long case_began = demo_clock_ticks();
         write_drill(fs_c, "{fault: fs.read_only, duration: 60s, path: /data}");
         pid_t run = spawn_run();
         wait_in_force(run, mounts_changed, pid, inside);
@@ -680,7 +617,7 @@ static void test_fs_agent_killed(void **state) {
         char *inside_after = proc_text(pid, "mountinfo");
         assert_string_equal(inside_after, inside);
         assert_host_unchanged(host, "/data");
-        assert_no_residue(&agents0);
+        assert_no_residue(case_began);
         free(host), free(inside), free(inside_after);
 }
 
