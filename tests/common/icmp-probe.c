@@ -64,6 +64,10 @@ int icmp_echo_probe(
         int fd = socket(AF_INET, SOCK_RAW | SOCK_CLOEXEC, IPPROTO_ICMP);
         if (fd < 0)
                 return -errno;
+        /* Room for every answer (root only): a prober descheduled on a loaded
+         * machine must not drop answers at its own socket and count them lost. */
+        int rcvbuf = 16 << 20;
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
         bool *seen = calloc(count, sizeof(bool));
         if (!seen) {
                 close(fd);

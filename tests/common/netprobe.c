@@ -7,6 +7,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -29,6 +30,26 @@ static uint64_t now_ns(void) {
 static int ms_left(uint64_t deadline) {
         uint64_t now = now_ns();
         return now >= deadline ? 0 : (int)((deadline - now) / 1000000u) + 1;
+}
+
+static int ready_fd = -1;
+
+void netprobe_ready_fd(int fd) {
+        ready_fd = fd;
+}
+
+/* The server's socket is bound (and listening): say so, once. */
+static void announce_ready(void) {
+        if (ready_fd < 0)
+                return;
+        dprintf(ready_fd, "ready\n");
+        ready_fd = -1;
+}
+
+/* Room for a whole blast (SO_RCVBUFFORCE: root only, else the default stays). */
+static void big_rcvbuf(int fd) {
+        int size = 16 << 20;
+        setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &size, sizeof(size));
 }
 
 /* addr:port into sa; the family follows the literal. */
@@ -71,6 +92,8 @@ int udp_reflector(int port, int idle_ms, int max_ms) {
         int fd = bound(SOCK_DGRAM, port), echoed = 0;
         if (fd < 0)
                 return fd;
+        big_rcvbuf(fd);
+        announce_ready();
         uint64_t end = now_ns() + (uint64_t)max_ms * 1000000u;
         char buf[2048];
         for (;;) {
@@ -149,6 +172,7 @@ int udp_rtt_probe(
                         close(fd);
                 return -ENOMEM;
         }
+        big_rcvbuf(fd);
         for (unsigned i = 0; i < count; i++) {
                 send_probe(fd, &to, len, i, sizeof(struct probe_hdr));
                 ret->sent++;
@@ -185,12 +209,10 @@ int udp_sink(int port, int idle_ms, int max_ms, struct udp_sink_result *ret) {
         int fd = bound(SOCK_DGRAM, port);
         if (fd < 0)
                 return fd;
-        /* Room for a whole blast: a sink slowed by a sanitizer must not drop
-         * datagrams at its own socket and blame the fault (root only). */
-        int rcvbuf = 16 << 20;
-        setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf, sizeof(rcvbuf));
+        big_rcvbuf(fd);
+        announce_ready();
         struct seq_seen s = { .seen = calloc(NETPROBE_MAX_SEQ, 1), .max_seq = -1 };
-        uint64_t end = now_ns() + (uint64_t)max_ms * 1000000u;
+        uint64_t end = now_ns() + (uint64_t)max_ms * 1000000u, first = 0, last = 0;
         char buf[2048];
         while (s.seen) {
                 struct pollfd p = { .fd = fd, .events = POLLIN };
@@ -206,9 +228,13 @@ int udp_sink(int port, int idle_ms, int max_ms, struct udp_sink_result *ret) {
                 memcpy(&h, buf, sizeof(h));
                 if (h.magic != MAGIC)
                         continue;
+                last = now_ns();
+                if (!first)
+                        first = last;
                 ret->received++;
                 seq_note(&s, h.seq);
         }
+        ret->span_ms = (double)(last - first) / 1e6;
         ret->unique = s.unique;
         ret->duplicates = s.duplicates;
         ret->reordered = s.reordered;
@@ -281,6 +307,7 @@ long tcp_server(int port, bool echo, int max_ms) {
         if (lfd < 0)
                 return lfd;
         listen(lfd, 16);
+        announce_ready();
         uint64_t end = now_ns() + (uint64_t)max_ms * 1000000u;
         struct pollfd p[17] = { { .fd = lfd, .events = POLLIN } };
         size_t n = 1;
@@ -311,19 +338,24 @@ long tcp_server(int port, bool echo, int max_ms) {
         return total;
 }
 
-/* A blocking TCP connection to addr:port, or -errno. */
+/* A TCP connection to addr:port made within NETPROBE_CONNECT_MS (blocking
+ * once made), or -errno: -ETIMEDOUT when the handshake did not finish. */
 static int tcp_connected(const char *addr, int port) {
         struct sockaddr_storage to;
         socklen_t len;
         if (sockaddr_of(addr, port, &to, &len) < 0)
                 return -EINVAL;
-        int fd = socket(to.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int fd = socket(to.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
         if (fd < 0)
                 return -errno;
-        if (connect(fd, (struct sockaddr *)&to, len) < 0) {
-                int e = -errno;
+        int r = connect(fd, (struct sockaddr *)&to, len) < 0 ? -errno : 0;
+        if (r == -EINPROGRESS)
+                r = wait_connected(fd, NETPROBE_CONNECT_MS);
+        if (r == 0 && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+                r = -errno;
+        if (r < 0) {
                 close(fd);
-                return e;
+                return r;
         }
         return fd;
 }
@@ -349,12 +381,15 @@ double tcp_send_for(const char *addr, int port, int ms) {
         return last > start ? bytes * 8 / ((double)(last - start) / 1e9) : 0;
 }
 
-/* Counts what fd receives between 0.5 s and 2.5 s after the first byte (the
- * steady rate, without a token bucket's initial burst or socket buffers
- * draining at the end), for at most max_ms; bits per second. */
+/* The steady rate fd receives at, in bits per second: bytes from the first
+ * read at least 0.5 s after the first byte (the clock starts there; that
+ * read's bytes came before it) to the last read before 2.5 s after it, over
+ * the time between the two, as measured, not assumed (without a token
+ * bucket's initial burst or socket buffers draining at the end); for at most
+ * max_ms. 0 when the window never opened. */
 static double steady_rate(int fd, int max_ms) {
         char buf[65536];
-        uint64_t end = now_ns() + (uint64_t)max_ms * 1000000u, first = 0, counted = 0;
+        uint64_t end = now_ns() + (uint64_t)max_ms * 1000000u, first = 0, from = 0, last = 0, counted = 0;
         while (ms_left(end) > 0) {
                 struct pollfd p = { .fd = fd, .events = POLLIN };
                 if (poll(&p, 1, 100) != 1)
@@ -365,12 +400,18 @@ static double steady_rate(int fd, int max_ms) {
                 uint64_t now = now_ns();
                 if (!first)
                         first = now;
-                if (now >= first + 500000000u && now < first + 2500000000u)
-                        counted += (uint64_t)n;
-                else if (now >= first + 2500000000u)
+                if (now >= first + 2500000000u)
                         break;
+                if (now < first + 500000000u)
+                        continue;
+                if (!from) {
+                        from = now;
+                        continue;
+                }
+                counted += (uint64_t)n;
+                last = now;
         }
-        return (double)counted * 8 / 2.0;
+        return last > from ? (double)counted * 8 / ((double)(last - from) / 1e9) : 0;
 }
 
 double tcp_sink_rate(int port, int max_ms) {
@@ -378,6 +419,7 @@ double tcp_sink_rate(int port, int max_ms) {
         if (lfd < 0)
                 return lfd;
         listen(lfd, 4);
+        announce_ready();
         struct pollfd p = { .fd = lfd, .events = POLLIN };
         int c = poll(&p, 1, max_ms) == 1 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
         close(lfd);
@@ -386,6 +428,45 @@ double tcp_sink_rate(int port, int max_ms) {
         double bps = steady_rate(c, max_ms);
         close(c);
         return bps;
+}
+
+int tcp_receive(int port, int max_ms, struct tcp_receive_result *ret) {
+        memset(ret, 0, sizeof(*ret));
+        int lfd = bound(SOCK_STREAM, port);
+        if (lfd < 0)
+                return lfd;
+        if (listen(lfd, 4) < 0) {
+                int e = -errno;
+                close(lfd);
+                return e;
+        }
+        announce_ready();
+        uint64_t end = now_ns() + (uint64_t)max_ms * 1000000u, first = 0, last = 0;
+        struct pollfd p = { .fd = lfd, .events = POLLIN };
+        int c = poll(&p, 1, ms_left(end)) == 1 ? accept4(lfd, NULL, NULL, SOCK_CLOEXEC) : -1;
+        close(lfd);
+        if (c < 0)
+                return -ETIMEDOUT;
+        char buf[65536];
+        long timed = 0;
+        while (ms_left(end) > 0) {
+                p = (struct pollfd){ .fd = c, .events = POLLIN };
+                if (poll(&p, 1, ms_left(end)) != 1)
+                        break;
+                ssize_t n = recv(c, buf, sizeof(buf), 0);
+                if (n <= 0)
+                        break;
+                last = now_ns();
+                if (first)
+                        timed += n;
+                else
+                        first = last;
+                ret->bytes += n;
+        }
+        close(c);
+        ret->ms = (double)(last - first) / 1e6;
+        ret->bps = ret->ms > 0 ? (double)timed * 8 / (ret->ms / 1e3) : 0;
+        return 0;
 }
 
 double tcp_fetch_rate(const char *addr, int port, int max_ms) {
@@ -402,6 +483,7 @@ int tcp_source(int port, int max_ms) {
         if (lfd < 0)
                 return lfd;
         listen(lfd, 4);
+        announce_ready();
         static char zeros[65536];
         uint64_t end = now_ns() + (uint64_t)max_ms * 1000000u;
         while (ms_left(end) > 0) {

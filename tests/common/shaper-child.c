@@ -15,7 +15,9 @@
 
 #include "common/netns-pair.h"
 
-#define READY_MS 5000
+/* For the child to open its queue and start, or to apply an update: ms
+ * normally, far longer for a sanitizer's child on a loaded machine. */
+#define READY_MS NETNS_READY_MS
 
 struct child_args {
         uint16_t queue;
@@ -111,6 +113,8 @@ int shaper_child_start(
         }
         read_line(c->out_fd, err, err_size, READY_MS);
         if (strcmp(err, "ready\n") != 0) {
+                if (err[0] == '\0')
+                        snprintf(err, err_size, "no \"ready\" from the shaper child within %d ms", READY_MS);
                 shaper_child_kill(c);
                 return -1;
         }
@@ -125,7 +129,11 @@ int shaper_child_update(struct shaper_child *c, const struct shaper_config *conf
         if (c->pid < 0 || write(c->cmd_fd, buf, sizeof(buf)) != (ssize_t)sizeof(buf))
                 return -1;
         read_line(c->out_fd, line, sizeof(line), READY_MS);
-        return strcmp(line, "updated 0\n") == 0 ? 0 : -1;
+        if (strcmp(line, "updated 0\n") != 0) {
+                fprintf(stderr, "shaper child: update answered '%s' (within %d ms)\n", line, READY_MS);
+                return -1;
+        }
+        return 0;
 }
 
 int shaper_child_stop(struct shaper_child *c, char *out, size_t size) {

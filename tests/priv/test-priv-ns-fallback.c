@@ -133,28 +133,32 @@ static void test_thread_fallback(void **state) {
         struct mh_error e = { 0 };
         struct stat st;
         uint64_t net = 0;
+        int p[2], err = 0;
 
+        assert_int_equal(pipe2(p, O_CLOEXEC), 0);
         pid_t pid = fork();
         assert_true(pid >= 0);
         if (pid == 0) {
                 if (unshare(CLONE_NEWNET) < 0)
-                        _exit(1);
+                        err = errno;
+                (void)write(p[1], &err, sizeof(err));
                 for (;;)
                         pause();
         }
-        /* Until the child is in a namespace of its own. */
-        assert_int_equal(stat("/proc/self/ns/net", &st), 0);
-        for (int i = 0; i < 1000 && (net == 0 || net == (uint64_t)st.st_ino); i++) {
-                if (proc_identity_read(pid, &id, NULL) == 0)
-                        (void)ns_inode(&id, NS_NET, &net, NULL);
-                usleep(1000);
-        }
-        if (net == 0 || net == (uint64_t)st.st_ino) {
+        /* Until the child is in a namespace of its own: it says so (or why not). */
+        close(p[1]);
+        assert_int_equal(read(p[0], &err, sizeof(err)), (ssize_t)sizeof(err));
+        close(p[0]);
+        if (err) {
                 kill(pid, SIGKILL);
                 waitpid(pid, NULL, 0);
-                fprintf(stderr, "skipped: unshare(CLONE_NEWNET) failed\n");
+                fprintf(stderr, "skipped: unshare(CLONE_NEWNET): %s\n", strerror(err));
                 skip();
         }
+        assert_int_equal(proc_identity_read(pid, &id, NULL), 0);
+        assert_int_equal(ns_inode(&id, NS_NET, &net, NULL), 0);
+        assert_int_equal(stat("/proc/self/ns/net", &st), 0);
+        assert_true(net != (uint64_t)st.st_ino);
         setns_calls = 0; /* the next setns() is refused, as Linux < 5.8 would */
         int r = ns_net_run(&id, fn_thread_report, &rep, &e);
         if (r < 0)

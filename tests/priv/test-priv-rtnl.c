@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "basic/clock.h"
 #include "common/netns-pair.h"
 #include "common/netprobe.h"
 #include "common/run-command.h"
@@ -249,9 +250,17 @@ static int op_snap(
         return op_run(ns, &o, out, size);
 }
 
+/* The receiver's rate, timed from its first read to its last: the sender
+ * starts after the receiver listens and its socket buffers drain after it
+ * stops, so neither one's start and stop times bound what arrived. */
 static int serve(void *arg, int out) {
+        struct tcp_receive_result r;
         (void)arg;
-        dprintf(out, "%ld", tcp_server(PORT, false, SEND_MS + 100));
+        netprobe_ready_fd(out);
+        /* The sender's SEND_MS, then whatever its buffers still hold (a cut
+         * reading times only what it counted). */
+        int e = tcp_receive(PORT, SEND_MS + 3000, &r);
+        dprintf(out, "%d %ld %.3f %.0f", e, r.bytes, r.ms, r.bps);
         return 0;
 }
 
@@ -262,19 +271,25 @@ static int send_for(void *arg, int out) {
 
 /* Bytes per second the receiver got from the sender's SEND_MS of sending. */
 static double throughput(const char *srv_ns, const char *cli_ns, const char *addr) {
-        int srv_fd, cli_fd;
-        char srv_out[32], cli_out[32];
+        int srv_fd, cli_fd, e;
+        char srv_out[96], cli_out[32];
         long bytes;
+        double ms, bps;
 
-        pid_t srv = netns_fork(srv_ns, serve, NULL, &srv_fd);
-        usleep(100000);
+        pid_t srv = netns_fork_server(srv_ns, serve, NULL, &srv_fd);
+        assert_true(srv > 0);
         pid_t cli = netns_fork(cli_ns, send_for, (void *)addr, &cli_fd);
+        assert_true(cli > 0);
         assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
         assert_int_equal(netns_collect(srv, srv_fd, srv_out, sizeof(srv_out)), 0);
-        assert_int_equal(sscanf(srv_out, "%ld", &bytes), 1);
-        double rate = (double)bytes / (SEND_MS / 1000.0);
-        print_message("  %s -> %s: %.2f Mbit/s received\n", cli_ns, srv_ns, rate * 8 / 1e6);
-        return rate;
+        assert_int_equal(sscanf(srv_out, "%d %ld %lf %lf", &e, &bytes, &ms, &bps), 4);
+        assert_int_equal(e, 0);
+        /* Most of the sending time observed: the rate is not a blip. */
+        assert_true(ms > SEND_MS / 2);
+        print_message(
+                "  %s -> %s: %.2f Mbit/s received (%ld bytes in %.0f ms)\n", cli_ns, srv_ns, bps / 1e6,
+                bytes, ms);
+        return bps / 8;
 }
 
 #define UDP_SIZE  1200
@@ -285,9 +300,10 @@ static double throughput(const char *srv_ns, const char *cli_ns, const char *add
 static int sink(void *arg, int out) {
         (void)arg;
         struct udp_sink_result r;
+        netprobe_ready_fd(out);
         if (udp_sink(PORT, 500, SEND_MS + 3000, &r) < 0)
                 return 1;
-        dprintf(out, "%u", r.unique);
+        dprintf(out, "%u %.3f", r.unique, r.span_ms);
         return 0;
 }
 
@@ -297,22 +313,27 @@ static int blast(void *arg, int out) {
 }
 
 /* Bytes per second (as tbf counts them) that arrive from a UDP blast at 2.4
- * times RATE for SEND_MS. */
+ * times RATE for SEND_MS, timed at the receiver from the first datagram to
+ * the last (what tbf still held when the blast ended arrives after it). */
 static double udp_rate(const char *srv_ns, const char *cli_ns, const char *addr) {
         int srv_fd, cli_fd;
-        char srv_out[32], cli_out[8];
+        char srv_out[48], cli_out[8];
         unsigned unique;
+        double span_ms;
 
-        pid_t srv = netns_fork(srv_ns, sink, NULL, &srv_fd);
-        usleep(100000);
+        pid_t srv = netns_fork_server(srv_ns, sink, NULL, &srv_fd);
+        assert_true(srv > 0);
         pid_t cli = netns_fork(cli_ns, blast, (void *)addr, &cli_fd);
+        assert_true(cli > 0);
         assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
         assert_int_equal(netns_collect(srv, srv_fd, srv_out, sizeof(srv_out)), 0);
-        assert_int_equal(sscanf(srv_out, "%u", &unique), 1);
-        double rate = (double)unique * UDP_WIRE / (SEND_MS / 1000.0);
+        assert_int_equal(sscanf(srv_out, "%u %lf", &unique, &span_ms), 2);
+        assert_true(unique > 1 && span_ms > SEND_MS / 2);
+        /* unique - 1 datagrams arrived after the clock started at the first. */
+        double rate = (double)(unique - 1) * UDP_WIRE / (span_ms / 1000.0);
         print_message(
-                "  %s -> %s: %u of %u datagrams, %.2f Mbit/s\n", cli_ns, srv_ns, unique, UDP_COUNT,
-                rate * 8 / 1e6);
+                "  %s -> %s: %u of %u datagrams in %.0f ms, %.2f Mbit/s\n", cli_ns, srv_ns, unique,
+                UDP_COUNT, span_ms, rate * 8 / 1e6);
         return rate;
 }
 
@@ -637,17 +658,19 @@ static const struct rtnl_route *find_route(
         return NULL;
 }
 
-/* Waits (up to 5 s) until iproute2 shows no tentative address on side a. */
+/* Waits (up to 10 s: DAD takes about 1 s) until iproute2 shows no
+ * tentative address on side a. */
 static void wait_dad(void) {
-        for (int i = 0; i < 50; i++) {
+        double start = monotonic_ms();
+        while (monotonic_ms() - start < 10000) {
                 char *a = IP_A("-o", "-6", "addr", "show", "dev", pair.dev_a);
                 bool tentative = strstr(a, "tentative") != NULL;
                 free(a);
                 if (!tentative)
                         return;
-                usleep(100000);
+                sleep_ms(50);
         }
-        fail_msg("addresses on %s still tentative after 5 s", pair.dev_a);
+        fail_msg("addresses on %s still tentative after %.0f ms", pair.dev_a, monotonic_ms() - start);
 }
 
 #define NET     "10.211"

@@ -26,6 +26,7 @@
 #include "common/netns-pair.h"
 #include "common/netprobe.h"
 #include "common/run-command.h"
+#include "common/sanitizer.h"
 #include "common/shaper-child.h"
 #include "shaper/shaper.h"
 
@@ -57,7 +58,7 @@
 #define RATE_RECV_MS    8000
 
 static struct netns_pair pair;
-static double base_p50;
+static double base_p50; /* unshaped, at setup: what traffic is after a stop */
 
 /* ---- the test bed ---- */
 
@@ -115,6 +116,7 @@ static void child_stop(char *out, size_t size) {
 
 static int reflect(void *arg, int out) {
         (void)arg;
+        netprobe_ready_fd(out);
         dprintf(out, "%d", udp_reflector(PORT_ECHO, REFLECT_IDLE_MS, REFLECT_MAX_MS));
         return 0;
 }
@@ -148,9 +150,8 @@ static struct rtt measure_rtt(unsigned count, unsigned interval_us, int wait_ms)
         struct rtt m = { 0 };
         int srv_fd, cli_fd;
         char srv_out[64], cli_out[256];
-        pid_t srv = netns_fork(pair.b, reflect, NULL, &srv_fd);
+        pid_t srv = netns_fork_server(pair.b, reflect, NULL, &srv_fd);
         assert_true(srv > 0);
-        usleep(100000);
         pid_t cli = netns_fork(pair.a, probe, &a, &cli_fd);
         assert_true(cli > 0);
         assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
@@ -162,12 +163,26 @@ static struct rtt measure_rtt(unsigned count, unsigned interval_us, int wait_ms)
         return m;
 }
 
-static void assert_delay(double requested_ms, const struct rtt *m) {
-        double added = m->p50 - base_p50;
+/* The RTT p50 through the shaper on queue with nothing to do (delay 0),
+ * measured just before the shaped one: the baseline then carries the same
+ * path (the queue, the shaper's wake-ups) and this moment's load, so the
+ * difference is the delay alone, not the machine getting busier since setup. */
+static double shaped_base(uint16_t queue) {
+        char out[512];
+        child_start(queue, &(struct shaper_config){ 0 });
+        struct rtt m = measure_rtt(50, 10000, 300);
+        child_stop(out, sizeof(out));
+        print_message("baseline through the shaper (delay 0): RTT p50 %.3f ms p90 %.3f ms\n", m.p50, m.p90);
+        assert_int_equal(m.received, m.sent);
+        return m.p50;
+}
+
+static void assert_delay(double requested_ms, double base, const struct rtt *m) {
+        double added = m->p50 - base;
         double tol = fmax(requested_ms * 0.10, 5.0);
         print_message(
                 "delay %.0f ms: RTT p50 %.3f ms (baseline %.3f): added %.3f ms, error %+.3f ms (%u/%u)\n",
-                requested_ms, m->p50, base_p50, added, added - requested_ms, m->received, m->sent);
+                requested_ms, m->p50, base, added, added - requested_ms, m->received, m->sent);
         assert_int_equal(m->received, m->sent);
         assert_true(fabs(added - requested_ms) <= tol);
 }
@@ -180,10 +195,11 @@ static void test_delay(void **state) {
         rule_add(Q_DELAY);
         for (size_t i = 0; i < ELEMENTSOF(delays); i++) {
                 char out[512];
+                double base = shaped_base(Q_DELAY);
                 child_start(Q_DELAY, &(struct shaper_config){ .delay_ms = delays[i] });
                 struct rtt m = measure_rtt(50, 20000, (int)delays[i] + 500);
                 child_stop(out, sizeof(out));
-                assert_delay(delays[i], &m);
+                assert_delay(delays[i], base, &m);
                 assert_int_equal(stat_of(out, "errors"), 0);
         }
 }
@@ -192,6 +208,7 @@ static void test_jitter(void **state) {
         (void)state;
         char out[512];
         rule_add(Q_JITTER);
+        double base = shaped_base(Q_JITTER);
         child_start(Q_JITTER, &(struct shaper_config){ .delay_ms = 50, .jitter_ms = 20 });
         struct rtt m = measure_rtt(200, 5000, 600);
         child_stop(out, sizeof(out));
@@ -200,13 +217,15 @@ static void test_jitter(void **state) {
                 m.p10, m.p50, m.p90, m.p90 - m.p10);
         assert_int_equal(m.received, m.sent);
         assert_true(m.p90 - m.p10 > 10);
-        assert_true(fabs(m.p50 - base_p50 - 50) < 10);
+        assert_true(fabs(m.p50 - base - 50) < 10);
 }
 
+/* arg: the idle ms after which the sink ends (longer than any delay the
+ * case holds packets for, or the held ones come after it ended). */
 static int sink(void *arg, int out) {
-        (void)arg;
         struct udp_sink_result r;
-        if (udp_sink(PORT_SINK, 1000, 20000, &r) < 0)
+        netprobe_ready_fd(out);
+        if (udp_sink(PORT_SINK, *(int *)arg, 20000, &r) < 0)
                 return 1;
         dprintf(out, "%u %u %u %u", r.received, r.unique, r.duplicates, r.reordered);
         return 0;
@@ -222,10 +241,9 @@ static int blast(void *arg, int out) {
         return udp_blast(pair.addr_b, PORT_SINK, a->count, a->pps, 64) < 0;
 }
 
-static pid_t sink_start(int *ret_fd) {
-        pid_t srv = netns_fork(pair.b, sink, NULL, ret_fd);
+static pid_t sink_start(int idle_ms, int *ret_fd) {
+        pid_t srv = netns_fork_server(pair.b, sink, &idle_ms, ret_fd);
         assert_true(srv > 0);
-        usleep(100000);
         return srv;
 }
 
@@ -252,7 +270,7 @@ static void test_reorder(void **state) {
         struct udp_sink_result r;
         rule_add(Q_REORDER);
         child_start(Q_REORDER, &(struct shaper_config){ .reorder_percent = 25, .reorder_delay_ms = 10 });
-        pid_t srv = sink_start(&fd);
+        pid_t srv = sink_start(1000, &fd);
         run_blast(2000, 2000);
         sink_collect(srv, fd, &r);
         child_stop(out, sizeof(out));
@@ -267,35 +285,14 @@ static void test_reorder(void **state) {
         assert_true(imm > 400 && imm < 600);
 }
 
-/* A receiver of our own: bytes between the first and the last read, so the
- * rate is what passed the shaper, not what the sender's buffer took. */
+/* The receiver's rate, timed from its first read to its last
+ * (tcp_receive()): what passed the shaper, not what the sender's buffer took. */
 static int tcp_recv_rate(void *arg, int out) {
+        struct tcp_receive_result r;
         (void)arg;
-        int one = 1, lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons(PORT_TCP) };
-        setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-        if (lfd < 0 || bind(lfd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(lfd, 4) < 0)
-                return 1;
-        double end = monotonic_ms() + RATE_RECV_MS, first = 0, last = 0;
-        long bytes = 0;
-        struct pollfd p = { .fd = lfd, .events = POLLIN };
-        if (poll(&p, 1, RATE_RECV_MS) <= 0)
-                return 2;
-        int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-        char buf[65536];
-        while (fd >= 0 && monotonic_ms() < end) {
-                p = (struct pollfd){ .fd = fd, .events = POLLIN };
-                if (poll(&p, 1, (int)(end - monotonic_ms()) + 1) <= 0)
-                        break;
-                ssize_t n = read(fd, buf, sizeof(buf));
-                if (n <= 0)
-                        break;
-                if (bytes == 0)
-                        first = monotonic_ms();
-                bytes += n;
-                last = monotonic_ms();
-        }
-        dprintf(out, "%ld %.3f", bytes, last - first);
+        netprobe_ready_fd(out);
+        int e = tcp_receive(PORT_TCP, RATE_RECV_MS, &r);
+        dprintf(out, "%d %ld %.3f %.0f", e, r.bytes, r.ms, r.bps);
         return 0;
 }
 
@@ -305,30 +302,48 @@ static int tcp_send(void *arg, int out) {
         return 0;
 }
 
-static void test_rate(void **state) {
-        (void)state;
-        char out[512], srv_out[64], cli_out[64];
-        int srv_fd, cli_fd;
-        const double rate = 8e6;
-        rule_add(Q_RATE);
-        child_start(Q_RATE, &(struct shaper_config){ .rate_bps = (uint64_t)rate });
-        pid_t srv = netns_fork(pair.b, tcp_recv_rate, NULL, &srv_fd);
+/* A TCP transfer of RATE_SEND_MS from a to b through the shaper. */
+static struct tcp_receive_result measure_rate(void) {
+        struct tcp_receive_result r = { 0 };
+        char srv_out[96], cli_out[64];
+        int srv_fd, cli_fd, e = -1;
+        pid_t srv = netns_fork_server(pair.b, tcp_recv_rate, NULL, &srv_fd);
         assert_true(srv > 0);
-        usleep(100000);
         pid_t cli = netns_fork(pair.a, tcp_send, NULL, &cli_fd);
         assert_true(cli > 0);
         assert_int_equal(netns_collect(cli, cli_fd, cli_out, sizeof(cli_out)), 0);
         assert_int_equal(netns_collect(srv, srv_fd, srv_out, sizeof(srv_out)), 0);
-        child_stop(out, sizeof(out));
-        long bytes;
-        double ms;
-        assert_int_equal(sscanf(srv_out, "%ld %lf", &bytes, &ms), 2);
-        double got = (double)bytes * 8 / (ms / 1000);
+        assert_int_equal(sscanf(srv_out, "%d %ld %lf %lf", &e, &r.bytes, &r.ms, &r.bps), 4);
+        assert_int_equal(e, 0);
         print_message(
-                "rate 8 Mbit/s: %ld bytes in %.0f ms at the receiver = %.3f Mbit/s (%+.1f%%)\n", bytes, ms,
-                got / 1e6, (got / rate - 1) * 100);
-        assert_true(ms > 1000);
-        assert_true(fabs(got / rate - 1) <= 0.15);
+                "rate 8 Mbit/s: %ld bytes in %.0f ms at the receiver = %.3f Mbit/s (%+.1f%%)\n", r.bytes,
+                r.ms, r.bps / 1e6, (r.bps / 8e6 - 1) * 100);
+        return r;
+}
+
+static void test_rate(void **state) {
+        (void)state;
+        char out[512];
+        const double rate = 8e6;
+        rule_add(Q_RATE);
+        child_start(Q_RATE, &(struct shaper_config){ .rate_bps = (uint64_t)rate });
+        struct tcp_receive_result r = measure_rate();
+        /* A token bucket passes no more than its rate, so a reading above the
+         * band fails at once; one below it is most often a TCP retransmission
+         * timeout inside the window, or the sender descheduled: it gets one
+         * more measurement (test-priv-netfault's assert_shaped() does the same). */
+        if (r.bps < rate * 0.85) {
+                print_message("below the band: measuring again\n");
+                r = measure_rate();
+        }
+        child_stop(out, sizeof(out));
+        assert_true(r.ms > 1000);
+        assert_true(r.bps <= rate * 1.15);
+        /* The figure is judged in the plain build; under a sanitizer the
+         * shaper and both ends run two to three times slower, and the effect
+         * (no more than the rate, over a second and more) is what is checked. */
+        if (!under_sanitizer())
+                assert_true(r.bps >= rate * 0.85);
 }
 
 /* A probe across the stop: a datagram every WATCH_INTERVAL_US for WATCH_MS,
@@ -369,11 +384,14 @@ static int watch(void *arg, int out) {
                 return 1;
         double end = mono_abs_ms() + WATCH_MS, first_fast = 0;
         unsigned sent = 0, echoed = 0;
+        bool told = false;
         while (mono_abs_ms() < end) {
                 double t = mono_abs_ms();
                 sendto(fd, &t, sizeof(t), 0, (struct sockaddr *)&to, sizeof(to));
                 sent++;
                 watch_drain(fd, t + WATCH_INTERVAL_US / 1000.0, &first_fast, &echoed);
+                if (echoed && !told) /* the first echo came through the delay: packets are held now */
+                        told = dprintf(out, "ready\n") > 0;
         }
         watch_drain(fd, mono_abs_ms() + 500, &first_fast, &echoed);
         dprintf(out, "%.3f %u %u", first_fast, sent, echoed);
@@ -386,13 +404,14 @@ struct watcher {
 };
 
 static void watch_start(struct watcher *w) {
-        w->srv = netns_fork(pair.b, reflect, NULL, &w->srv_fd);
+        w->srv = netns_fork_server(pair.b, reflect, NULL, &w->srv_fd);
         assert_true(w->srv > 0);
-        usleep(100000);
         w->cli = netns_fork(pair.a, watch, NULL, &w->cli_fd);
         assert_true(w->cli > 0);
-        /* Let it see the delay first. */
-        usleep(800000);
+        /* Until it has seen the delay: its first echo is back, and the
+         * datagrams sent since are held by the shaper. */
+        if (netns_wait_ready(w->cli_fd, NETNS_READY_MS, "watch: first echo through the delay") < 0)
+                fail_msg("the watch got no echo through the shaper within %d ms", NETNS_READY_MS);
 }
 
 /* ms from t0 (absolute monotonic) to the first fast echo. */
@@ -414,9 +433,10 @@ static void test_bypass_on_stop(void **state) {
         struct watcher w;
         unsigned lost;
         rule_add(Q_STOP);
+        double base = shaped_base(Q_STOP);
         child_start(Q_STOP, &(struct shaper_config){ .delay_ms = 200 });
         struct rtt m = measure_rtt(10, 20000, 700);
-        assert_delay(200, &m);
+        assert_delay(200, base, &m);
         watch_start(&w);
         double t0 = mono_abs_ms();
         child_stop(out, sizeof(out));
@@ -433,9 +453,11 @@ static void test_bypass_on_stop(void **state) {
         assert_true(recovery < 1000);
         assert_int_equal(lost, 0);
         assert_int_equal(after.received, after.sent);
-        /* Unshaped: nine echoes in ten at the baseline, none near the 200 ms (one
-         * late echo on a loaded machine is the machine, not the shaper). */
-        assert_true(after.p90 < base_p50 + 5);
+        /* Unshaped: nine echoes in ten near the baseline, none near the 200 ms
+         * (one late echo on a loaded machine is the machine, not the shaper).
+         * The fault looked for is +200 ms; +50 ms for nine in ten still rules
+         * out a shaper holding them, where +5 ms was a loaded machine's figure. */
+        assert_true(after.p90 < base_p50 + 50);
         assert_true(after.p99 < base_p50 + 100);
 }
 
@@ -444,9 +466,10 @@ static void test_bypass_on_kill(void **state) {
         struct watcher w;
         unsigned lost;
         rule_add(Q_KILL);
+        double base = shaped_base(Q_KILL);
         child_start(Q_KILL, &(struct shaper_config){ .delay_ms = 200 });
         struct rtt m = measure_rtt(10, 20000, 700);
-        assert_delay(200, &m);
+        assert_delay(200, base, &m);
         watch_start(&w);
         double t0 = mono_abs_ms();
         kill(child.pid, SIGKILL);
@@ -466,22 +489,26 @@ static void test_bypass_on_kill(void **state) {
         assert_true(rule_present());
         assert_true(recovery < 1000);
         assert_int_equal(after.received, after.sent);
-        /* Unshaped: nine echoes in ten at the baseline, none near the 200 ms (one
-         * late echo on a loaded machine is the machine, not the shaper). */
-        assert_true(after.p90 < base_p50 + 5);
+        /* Unshaped: nine echoes in ten near the baseline, none near the 200 ms
+         * (one late echo on a loaded machine is the machine, not the shaper).
+         * The fault looked for is +200 ms; +50 ms for nine in ten still rules
+         * out a shaper holding them, where +5 ms was a loaded machine's figure. */
+        assert_true(after.p90 < base_p50 + 50);
         assert_true(after.p99 < base_p50 + 100);
 }
 
-/* Packets held at a clean stop all arrive: 200 datagrams, delay 500 ms, stop
- * while they are held. */
+/* Packets held at a clean stop all arrive: 200 datagrams, delay 2000 ms, stop
+ * while they are held. The delay is far longer than the 0.2 s blast and the
+ * stop that follows, so a stalled blaster or a slow stop on a loaded machine
+ * cannot let them go by their delay before the stop flushes them. */
 static void test_stop_flushes(void **state) {
         (void)state;
         char out[512];
         int fd;
         struct udp_sink_result r;
         rule_add(Q_FLUSH);
-        child_start(Q_FLUSH, &(struct shaper_config){ .delay_ms = 500 });
-        pid_t srv = sink_start(&fd);
+        child_start(Q_FLUSH, &(struct shaper_config){ .delay_ms = 2000 });
+        pid_t srv = sink_start(1000, &fd);
         run_blast(200, 1000);
         child_stop(out, sizeof(out));
         sink_collect(srv, fd, &r);
@@ -494,15 +521,19 @@ static void test_stop_flushes(void **state) {
         assert_int_equal(r.unique, 200);
 }
 
-/* Beyond limit_packets a packet passes at once (overflow), none is lost. */
+/* Beyond limit_packets a packet passes at once (overflow), none is lost. The
+ * delay, 2000 ms, is far longer than the 0.1 s blast: no held packet is
+ * released (making room) before the last one came, even if the blaster
+ * stalls, so the counts are exact. */
 static void test_limit(void **state) {
         (void)state;
         char out[512];
         int fd;
         struct udp_sink_result r;
         rule_add(Q_LIMIT);
-        child_start(Q_LIMIT, &(struct shaper_config){ .delay_ms = 300, .limit_packets = 10 });
-        pid_t srv = sink_start(&fd);
+        child_start(Q_LIMIT, &(struct shaper_config){ .delay_ms = 2000, .limit_packets = 10 });
+        /* The held ten come 2 s after the rest: the sink waits for them. */
+        pid_t srv = sink_start(5000, &fd);
         run_blast(100, 1000);
         sink_collect(srv, fd, &r);
         child_stop(out, sizeof(out));
@@ -521,13 +552,14 @@ static void test_update(void **state) {
         (void)state;
         char out[512];
         rule_add(Q_UPDATE);
+        double base = shaped_base(Q_UPDATE);
         child_start(Q_UPDATE, &(struct shaper_config){ .delay_ms = 100 });
         struct rtt before = measure_rtt(20, 10000, 500);
         assert_int_equal(shaper_child_update(&child, &(struct shaper_config){ .delay_ms = 20 }), 0);
         struct rtt after = measure_rtt(20, 10000, 500);
         child_stop(out, sizeof(out));
-        assert_delay(100, &before);
-        assert_delay(20, &after);
+        assert_delay(100, base, &before);
+        assert_delay(20, base, &after);
 }
 
 static int open_twice(void *arg, int out) {

@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "basic/clock.h"
 #include "common/proc-stat.h"
 
 /* The real mayhem-agent binary over its stdin/stdout, as the controller
@@ -245,17 +246,24 @@ static void inject_pause(struct agent *a, pid_t v, int ttl) {
         json_decref(r);
         /* A signal is delivered after pidfd_send_signal() returns: the victim
          * stops a moment after the reply, on a busy machine. */
-        for (int i = 0; i < 200 && proc_state_of(v) != 'T'; i++)
-                usleep(5000);
-        assert_int_equal(proc_state_of(v), 'T');
+        double t0 = monotonic_ms();
+        while (proc_state_of(v) != 'T' && monotonic_ms() - t0 < 5000)
+                sleep_ms(5);
+        if (proc_state_of(v) != 'T')
+                fail_msg(
+                        "victim %d not stopped %.0f ms after the inject reply", (int)v, monotonic_ms() - t0);
 }
 
 static bool resumed_within(pid_t v, int ms) {
-        for (int i = 0; i < ms / 10; i++) {
+        double t0 = monotonic_ms();
+        while (monotonic_ms() - t0 < ms) {
                 if (proc_state_of(v) != 'T')
                         return true;
-                usleep(10000);
+                sleep_ms(10);
         }
+        if (proc_state_of(v) != 'T')
+                return true;
+        print_message("victim %d still stopped after %d ms\n", (int)v, ms);
         return false;
 }
 
@@ -263,15 +271,20 @@ static bool resumed_within(pid_t v, int ms) {
 static void test_ttl_expiry_undoes(void **state) {
         struct agent a = start("proc,host");
         pid_t v = victim();
-        inject_pause(&a, v, 1);
-        for (int i = 0; i < 3; i++) { /* renewed: still held after 1.5 s */
+        /* TTL 3 s, renewed every 500 ms for 4.5 s: held past its TTL only
+         * because of the renewals. A TTL of 1 s left a renewal's round trip
+         * (an ASan agent on a loaded machine) too little room: one stall and
+         * the watchdog undid it early; 3 s leaves 2.5 s. */
+        inject_pause(&a, v, 3);
+        for (int i = 0; i < 9; i++) {
                 usleep(500000);
                 json_decref(
                         ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"lease.extend\",\"params\":{" CTX
-                                ",\"lease_id\":\"l-t\",\"ttl_seconds\":1}}"));
+                                ",\"lease_id\":\"l-t\",\"ttl_seconds\":3}}"));
         }
         assert_int_equal(proc_state_of(v), 'T');
-        assert_true(resumed_within(v, 3000)); /* no more renewals: undone by the watchdog */
+        /* No more renewals: undone by the watchdog once the 3 s pass. */
+        assert_true(resumed_within(v, 6000));
         json_t *r =
                 ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"task.status\",\"params\":{" CTX "}}");
         json_t *comp = json_object_get(json_object_get(r, "result"), "compensated");
@@ -304,7 +317,8 @@ static void test_kept_outlives_the_agent(void **state) {
         state_dir = dir;
         struct agent a = start("proc,host");
         pid_t v = victim();
-        inject_pause(&a, v, 1);
+        /* TTL 2 s: lease.keep comes well within it even from a slow agent. */
+        inject_pause(&a, v, 2);
         json_t *r =
                 ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"lease.keep\",\"params\":{" CTX
                         ",\"lease_id\":\"l-t\"}}");
@@ -316,7 +330,7 @@ static void test_kept_outlives_the_agent(void **state) {
                 ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"lease.keep\",\"params\":{" CTX
                         ",\"lease_id\":\"l-none\"}}"),
                 -32602, "no lease l-none is held by this agent");
-        usleep(1500000); /* past its TTL */
+        usleep(2500000); /* past its TTL */
         assert_int_equal(stop(&a), 0);
         assert_int_equal(proc_state_of(v), 'T');
         snprintf(rec, sizeof(rec), "%s/l-t.json", dir);

@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "basic/clock.h"
 #include "basic/proc-guard.h"
 #include "basic/proc-scope.h"
 #include "basic/procfs.h"
@@ -47,6 +48,22 @@ static pid_t sleeper(const char *name) {
                         pause();
         }
         return pid;
+}
+
+/* Whether pid carries name (its PR_SET_NAME is done) within 5 s. */
+static bool named_within(pid_t pid, const char *name) {
+        double t0 = monotonic_ms();
+        char comm[32];
+        for (;;) {
+                proc_comm(pid, comm, sizeof(comm));
+                if (strcmp(comm, name) == 0)
+                        return true;
+                if (monotonic_ms() - t0 > 5000) {
+                        print_message("pid %d is '%s', not '%s', after 5 s\n", (int)pid, comm, name);
+                        return false;
+                }
+                sleep_ms(5);
+        }
 }
 
 static void reap(pid_t pid) {
@@ -114,13 +131,7 @@ static void test_thread_counts_as_its_process(void **state) {
 static void test_children(void **state) {
         char want[128];
         pid_t child = sleeper("mh-guard-kid");
-        for (int i = 0; i < 200; i++) { /* until the child has its name */
-                char comm[32];
-                proc_comm(child, comm, sizeof(comm));
-                if (strcmp(comm, "mh-guard-kid") == 0)
-                        break;
-                usleep(5000);
-        }
+        assert_true(named_within(child, "mh-guard-kid"));
         assert_int_equal(guard(child), PROC_GUARD_CHILD);
         snprintf(want, sizeof(want), "pid %d (mh-guard-kid) is a child of the controller", (int)child);
         assert_string_equal(why, want);
@@ -239,13 +250,7 @@ static bool start_contained(const char *name, pid_t *ret_mid, pid_t *ret) {
         *ret_mid = mid;
         *ret = inner;
         if (inner > 0)
-                for (int i = 0; i < 200; i++) {
-                        char comm[32];
-                        proc_comm(inner, comm, sizeof(comm));
-                        if (strcmp(comm, name) == 0)
-                                break;
-                        usleep(5000);
-                }
+                assert_true(named_within(inner, name));
         else
                 waitpid(mid, NULL, 0);
         return inner > 0;
@@ -254,34 +259,33 @@ static bool start_contained(const char *name, pid_t *ret_mid, pid_t *ret) {
 static void test_contained_by_name(void **state) {
         struct proc_identity id;
         struct mh_error e = { 0 };
-        pid_t mid, inner, host = sleeper("mh-scope-host");
+        char ctr[16], host_name[16];
+        /* Looked up host-wide by name: this run's pid in them (15 characters
+         * at most), so another run at the same time has names of its own. */
+        snprintf(ctr, sizeof(ctr), "mhctr-%d", (int)getpid());
+        snprintf(host_name, sizeof(host_name), "mhhost-%d", (int)getpid());
+        pid_t mid, inner, host = sleeper(host_name);
         int self = proc_in_container(getpid()); /* 0 on the host, 1 when this test runs in a container */
         assert_true(self == 0 || self == 1);
-        if (!start_contained("mh-scope-ctr", &mid, &inner)) {
+        if (!start_contained(ctr, &mid, &inner)) {
                 reap(host);
                 print_message("no CLONE_NEWPID here (needs root)\n");
                 skip();
         }
         assert_int_equal(proc_in_container(inner), 1);
-        assert_int_equal(proc_find_by_name("mh-scope-ctr", PROC_SCOPE_HOST, &id, &e), -ESRCH);
+        assert_int_equal(proc_find_by_name(ctr, PROC_SCOPE_HOST, &id, &e), -ESRCH);
         char want[256];
         snprintf(
                 want, sizeof(want),
-                "no host process named 'mh-scope-ctr' runs: pid %d of that name is in a container (or "
+                "no host process named '%s' runs: pid %d of that name is in a container (or "
                 "cannot be read as on the host); include_containers: true matches it",
-                (int)inner);
+                ctr, (int)inner);
         assert_string_equal(e.msg, want);
-        assert_int_equal(proc_find_by_name("mh-scope-ctr", PROC_SCOPE_ANY, &id, &e), 0);
+        assert_int_equal(proc_find_by_name(ctr, PROC_SCOPE_ANY, &id, &e), 0);
         assert_int_equal(id.pid, inner);
         if (self == 0) {
-                for (int i = 0; i < 200; i++) {
-                        char comm[32];
-                        proc_comm(host, comm, sizeof(comm));
-                        if (strcmp(comm, "mh-scope-host") == 0)
-                                break;
-                        usleep(5000);
-                }
-                assert_int_equal(proc_find_by_name("mh-scope-host", PROC_SCOPE_HOST, &id, &e), 0);
+                assert_true(named_within(host, host_name));
+                assert_int_equal(proc_find_by_name(host_name, PROC_SCOPE_HOST, &id, &e), 0);
                 assert_int_equal(id.pid, host);
         }
         reap(host);
