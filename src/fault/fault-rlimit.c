@@ -49,7 +49,7 @@ static int plan_one(
         if (live_identity(pid, &e.id) < 0 || proc_pidfd_open(&e.id, &pidfd, NULL) < 0)
                 return -ESRCH;
         if ((r = proc_nofile_get(pid, &e.old, reterr)) < 0 || (r = proc_fd_list(pid, &fds, &n, reterr)) < 0)
-                return r;
+                return syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0 ? -ESRCH : r; /* it exited */
         if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) < 0)
                 return -ESRCH; /* gone while we read it */
         rlim_t want = (rlim_t)nofile_soft_for(fds, n, limit);

@@ -138,6 +138,7 @@ static void saturate(const char *name, double allowance, int percent) {
                 percent, allowance, settled, share, w.host_idle);
         assert_true(settled >= 0 && settled <= SETTLE_MS + 1000);
         double added = 0;
+        bool judged = true;
         for (int i = 1; i <= WINDOWS; i++) {
                 w = window_over(&c, allowance, WINDOW_MS);
                 added = w.share - idle;
@@ -152,20 +153,26 @@ static void saturate(const char *name, double allowance, int percent) {
                         fail_msg(
                                 "%s %d%%: added %.2f%% while the host had %.2f%% idle", name, percent, added,
                                 w.host_idle);
-                if (i == WINDOWS)
+                if (i == WINDOWS) {
+                        judged = false;
                         print_message(
-                                "the host had no CPU to give in %d windows: the lower bound not judged\n",
+                                "the host had no CPU to give in %d windows: the lower bound and the "
+                                "effect's figure not judged\n",
                                 WINDOWS);
+                }
         }
-        assert_true(payloads_left() > 0); /* the residue scan below sees ours */
-        victim_call(agent, l, "effect", &reply);
-        print_message("effect: %s\n", json_string_value(json_object_get(reply, "detail")));
-        assert_true(json_is_true(json_object_get(reply, "in_force")));
-        assert_true(json_is_true(json_object_get(reply, "observed")));
-        json_decref(reply);
+        int ours = payloads_left(); /* the residue scan below sees ours */
+        json_t *effect = NULL;
+        victim_call(agent, l, "effect", &effect);
+        print_message("effect: %s\n", json_string_value(json_object_get(effect, "detail")));
+        /* undone before any assertion: a failed one leaves no payload to the next test */
         victim_call(agent, l, "undo", NULL);
         victim_call(agent, l, "verify", &reply);
+        assert_true(ours > 0);
+        assert_true(json_is_true(json_object_get(effect, "observed")) || !judged);
+        assert_true(json_is_true(json_object_get(effect, "in_force")) || !judged);
         assert_true(json_is_true(json_object_get(reply, "verified")));
+        json_decref(effect);
         json_decref(reply);
         double after = share_over(&c, allowance, 1000);
         print_message("%s after undo: %.2f%%\n", name, after);
@@ -260,26 +267,28 @@ static void test_binding_quota(void **state) {
                         break;
         }
         print_message("app spinning: effect: %s\n", detail);
-        assert_true(json_is_true(json_object_get(reply, "in_force")));
-        assert_non_null(strstr(detail, "the quota binds"));
-        json_decref(reply);
         /* The cgroup at its quota: the app alone wants 3 CPUs. A window the
-         * host had no idle CPU to give it is measured again. */
-        for (int i = 1; i <= WINDOWS; i++) {
+         * host had no idle CPU to give it is measured again; when none
+         * reaches the quota, the quota never bound and the effect's words
+         * are not judged. */
+        bool bound = false, fair = true;
+        for (int i = 1; i <= WINDOWS && !bound && fair; i++) {
                 struct window w = window_over(&c, LIMIT_CPUS, 1000);
                 print_message(
                         "the cgroup: %.1f%% of its quota (host idle %.1f%% of it)\n", w.share, w.host_idle);
-                if (w.share > 95)
-                        break;
-                if (!starved(w.share, w.host_idle, 100))
-                        fail_msg(
-                                "the cgroup used %.1f%% of its quota while the host had %.1f%% of it idle",
-                                w.share, w.host_idle);
-                if (i == WINDOWS)
+                bound = w.share > 95;
+                fair = bound || starved(w.share, w.host_idle, 100);
+                if (i == WINDOWS && !bound)
                         print_message("the host had no CPU to give in %d windows: not judged\n", WINDOWS);
         }
-        victim_call(agent, l, "undo", NULL);
+        victim_call(agent, l, "undo", NULL); /* before any assertion: nothing left to the next test */
         assert_int_equal(payloads_left(), 0);
+        assert_true(fair); /* the cgroup under its quota while the host had CPU idle: not starved */
+        if (bound) {
+                assert_true(json_is_true(json_object_get(reply, "in_force")));
+                assert_non_null(strstr(detail, "the quota binds"));
+        }
+        json_decref(reply);
         json_decref(l);
 }
 

@@ -287,7 +287,11 @@ static void test_recover(void **state) {
                 struct mh_error e = { 0 };
                 fx.record = journal_record;
                 fx.record_userdata = j;
-                _exit(fx.mech->apply(&fx, &e) < 0 ? 1 : 0);
+                if (fx.mech->apply(&fx, &e) < 0) {
+                        fprintf(stderr, "apply in the first agent: %s\n", e.msg);
+                        _exit(1);
+                }
+                _exit(0);
         }
         int status;
         assert_int_equal(waitpid(agent, &status, 0), agent);
