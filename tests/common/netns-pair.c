@@ -118,22 +118,56 @@ int netns_enter(const char *name) {
         return r;
 }
 
+/* The child's word that it is in the namespace: one byte on entered_fd, or
+ * end-of-file when it could not enter (and exits 126). */
+static int wait_entered(int entered_fd) {
+        char c;
+        struct pollfd p = { .fd = entered_fd, .events = POLLIN };
+        int n;
+        while ((n = poll(&p, 1, NETNS_READY_MS)) < 0 && errno == EINTR)
+                ;
+        if (n <= 0)
+                return -1;
+        while ((n = (int)read(entered_fd, &c, 1)) < 0 && errno == EINTR)
+                ;
+        return n == 1 ? 0 : -1;
+}
+
 pid_t netns_fork(const char *name, int (*fn)(void *arg, int out_fd), void *arg, int *ret_read_fd) {
-        int fds[2];
+        int fds[2], entered[2];
         if (pipe2(fds, O_CLOEXEC) < 0)
                 return -1;
+        if (pipe2(entered, O_CLOEXEC) < 0) {
+                close(fds[0]);
+                close(fds[1]);
+                return -1;
+        }
         pid_t pid = fork();
         if (pid == 0) {
                 close(fds[0]);
+                close(entered[0]);
                 int r = netns_enter(name);
                 if (r < 0) {
                         fprintf(stderr, "cannot enter netns %s: %s\n", name, strerror(-r));
                         _exit(126);
                 }
+                if (write(entered[1], "", 1) != 1)
+                        _exit(126);
+                close(entered[1]);
                 _exit(fn(arg, fds[1]));
         }
         close(fds[1]);
-        if (pid < 0) {
+        close(entered[1]);
+        /* Returned only once the child is in the namespace: a caller that
+         * reads the child's /proc/PID/ns/net right away sees name's, not ours. */
+        int r = pid < 0 ? -1 : wait_entered(entered[0]);
+        close(entered[0]);
+        if (r < 0) {
+                if (pid > 0) {
+                        kill(pid, SIGKILL);
+                        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                                ;
+                }
                 close(fds[0]);
                 return -1;
         }

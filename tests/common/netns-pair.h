@@ -27,8 +27,9 @@ int netns_pair_create(struct netns_pair *p, const char *prefix, int subnet);
 void netns_pair_destroy(struct netns_pair *p);
 
 /* Forks a child that enters netns name and exits with fn(arg, out_fd); what fn
- * writes to out_fd is for netns_collect(). Returns the child's pid, -1 on
- * failure. */
+ * writes to out_fd is for netns_collect(). Returns the child's pid once it
+ * is in the namespace (its /proc/PID/ns/net is name's), -1 on failure (the
+ * child killed and reaped). */
 pid_t netns_fork(const char *name, int (*fn)(void *arg, int out_fd), void *arg, int *ret_read_fd);
 /* Reads everything the child wrote (up to size - 1 bytes, NUL-terminated) and
  * reaps it: its exit code, or -1. A child that has not ended within
