@@ -285,9 +285,17 @@ static void test_ttl_expiry_undoes(void **state) {
         assert_int_equal(proc_state_of(v), 'T');
         /* No more renewals: undone by the watchdog once the 3 s pass. */
         assert_true(resumed_within(v, 6000));
-        json_t *r =
-                ask(&a, "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"task.status\",\"params\":{" CTX "}}");
-        json_t *comp = json_object_get(json_object_get(r, "result"), "compensated");
+        /* The compensation is recorded once the undo is verified and its
+         * record settled (two fsyncs): asked until it is, for 10 s. */
+        json_t *r = NULL, *comp = NULL;
+        for (double until = monotonic_ms() + 10000; json_array_size(comp) == 0 && monotonic_ms() < until;) {
+                json_decref(r);
+                r = ask(&a,
+                        "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"task.status\",\"params\":{" CTX "}}");
+                comp = json_object_get(json_object_get(r, "result"), "compensated");
+                if (json_array_size(comp) == 0)
+                        sleep_ms(50);
+        }
         assert_int_equal(json_array_size(comp), 1);
         assert_string_equal(
                 json_string_value(json_object_get(json_array_get(comp, 0), "state")), "compensated");
