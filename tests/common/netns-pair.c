@@ -118,6 +118,12 @@ int netns_enter(const char *name) {
         return r;
 }
 
+static void kill_reap(pid_t pid) {
+        kill(pid, SIGKILL);
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+                ;
+}
+
 /* The child's word that it is in the namespace: one byte on entered_fd, or
  * end-of-file when it could not enter (and exits 126). */
 static int wait_entered(int entered_fd) {
@@ -163,11 +169,8 @@ pid_t netns_fork(const char *name, int (*fn)(void *arg, int out_fd), void *arg, 
         int r = pid < 0 ? -1 : wait_entered(entered[0]);
         close(entered[0]);
         if (r < 0) {
-                if (pid > 0) {
-                        kill(pid, SIGKILL);
-                        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-                                ;
-                }
+                if (pid > 0)
+                        kill_reap(pid);
                 close(fds[0]);
                 return -1;
         }
@@ -233,9 +236,7 @@ pid_t netns_fork_server(const char *name, int (*fn)(void *arg, int out_fd), void
         }
         snprintf(what, sizeof(what), "netns-pair: server pid %d in %s", (int)pid, name);
         if (netns_wait_ready(fd, NETNS_READY_MS, what) < 0) {
-                kill(pid, SIGKILL);
-                while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-                        ;
+                kill_reap(pid);
                 close(fd);
                 return -1;
         }
@@ -280,9 +281,7 @@ int netns_collect(pid_t pid, int read_fd, char *buf, size_t size) {
         if (hung) {
                 fprintf(stderr, "netns-pair: child %d did not end within %d ms: killed\n", (int)pid,
                         NETNS_COLLECT_MS);
-                kill(pid, SIGKILL);
-                while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-                        ;
+                kill_reap(pid);
                 return -1;
         }
         if (got != pid)
