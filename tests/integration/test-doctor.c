@@ -211,21 +211,10 @@ static void test_unwritable_journal(void **state) {
  * faults, 4 of the process family (proc.pause, fd.exhaust, process.stop,
  * process.kill) and container.pause, cpu.saturate and mem.exhaust. */
 #define FIDELITY_ROWS 18
-static void test_fidelity(void **state) {
-        (void)state;
-        char *before = host_state();
-        const char *argv[] = { mayhem(), "doctor", "--fidelity", "--json", NULL };
-        double start = monotonic_ms();
-        struct cmd_result r = run_command(NULL, argv);
-        double took = (monotonic_ms() - start) / 1000;
-        print_message(
-                "doctor --fidelity: %.0f s%s\n%s", took, under_sanitizer() ? " (sanitizer build)" : "",
-                r.out);
-        if (!under_sanitizer() && took >= 120)
-                fail_msg("doctor --fidelity took %.0f s, not under 120", took);
-        json_t *rows = json_loads(r.out, 0, NULL);
-        if (r.exit != 0 || json_array_size(rows) != FIDELITY_ROWS)
-                fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
+
+/* Every row injected and measured (run exit 0); the faults whose figure is
+ * outside its tolerance appended to outside (a JSON array of names). */
+static void judge_rows(const json_t *rows, json_t *outside) {
         size_t i;
         json_t *row;
         json_array_foreach(rows, i, row) {
@@ -235,16 +224,71 @@ static void test_fidelity(void **state) {
                     !json_is_true(json_object_get(row, "measured")) || !achieved ||
                     strncmp(achieved, "not measured", 12) == 0)
                         fail_msg("%s: not injected and measured: %s", fault, achieved ? achieved : "-");
-                if (!under_sanitizer() && !json_is_true(json_object_get(row, "within")))
-                        fail_msg(
-                                "%s: %s, outside %s", fault, achieved,
+                if (!json_is_true(json_object_get(row, "within"))) {
+                        print_message(
+                                "%s: %s, outside %s\n", fault, achieved,
                                 json_string_value(json_object_get(row, "tolerance")));
+                        json_array_append_new(outside, json_string(fault));
+                }
         }
+}
+
+/* doctor --fidelity, its rows judged; exit 1 says only that a figure was
+ * outside its tolerance, which the rows tell. */
+static json_t *fidelity_rows(json_t *outside, double *ret_took) {
+        const char *argv[] = { mayhem(), "doctor", "--fidelity", "--json", NULL };
+        double start = monotonic_ms();
+        struct cmd_result r = run_command(NULL, argv);
+        *ret_took = (monotonic_ms() - start) / 1000;
+        print_message(
+                "doctor --fidelity: %.0f s%s\n%s", *ret_took, under_sanitizer() ? " (sanitizer build)" : "",
+                r.out);
+        json_t *rows = json_loads(r.out, 0, NULL);
+        if ((r.exit != 0 && r.exit != 1) || json_array_size(rows) != FIDELITY_ROWS)
+                fail_msg("exit %d\n%s%s", r.exit, r.out, r.err);
+        judge_rows(rows, outside);
+        if ((r.exit == 1) != (json_array_size(outside) > 0))
+                fail_msg(
+                        "exit %d with %zu row(s) outside their tolerance", r.exit, json_array_size(outside));
+        cmd_result_done(&r);
+        return rows;
+}
+
+/* In the plain build every figure within its tolerance. A 99 % binomial
+ * interval misses once in a hundred samples by chance, and there are five
+ * such rows (docs/doctor.md: "worth a second run before it is believed"):
+ * a row outside is measured once more, and only a second miss of the same
+ * fault fails. */
+static void assert_within(json_t *outside) {
+        size_t i;
+        json_t *fault;
+        double took;
+        if (under_sanitizer() || json_array_size(outside) == 0)
+                return;
+        json_t *again = json_array();
+        json_decref(fidelity_rows(again, &took));
+        json_array_foreach(outside, i, fault) {
+                size_t k;
+                json_t *f;
+                json_array_foreach(again, k, f) if (json_equal(f, fault))
+                        fail_msg("%s: outside its tolerance twice", json_string_value(fault));
+        }
+        json_decref(again);
+}
+
+static void test_fidelity(void **state) {
+        (void)state;
+        char *before = host_state();
+        double took;
+        json_t *outside = json_array(), *rows = fidelity_rows(outside, &took);
+        if (!under_sanitizer() && took >= 120)
+                fail_msg("doctor --fidelity took %.0f s, not under 120", took);
+        assert_within(outside);
+        json_decref(outside);
         assert_string_equal(
                 json_string_value(json_object_get(json_array_get(rows, 0), "delivery")),
                 access("/sys/module/sch_netem", F_OK) == 0 ? "netem" : "shaper");
         json_decref(rows);
-        cmd_result_done(&r);
         char *after = host_state();
         assert_string_equal(before, after);
         assert_null(strstr(after, "mayhem-fidelity-"));
